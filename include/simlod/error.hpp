@@ -1,0 +1,40 @@
+// The exception family thrown by simlod. Every message says what was wrong and where
+// (file path, byte offset, point index) so that a user can act on it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace simlod {
+
+/// Base of every exception simlod throws.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The input (a file's content, a batch of points, a configuration value) is invalid.
+class InvalidInput : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A file could not be opened, read or written.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Device or host memory reserved for the octree is exhausted; the octree stays valid.
+class CapacityError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A CUDA runtime call or kernel launch failed.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace simlod

@@ -1,0 +1,71 @@
+// Format dispatch for the public I/O entry points.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "io/formats.hpp"
+#include "simlod/error.hpp"
+#include "simlod/io.hpp"
+
+namespace simlod {
+
+const char* to_string(FileFormat format) {
+  switch (format) {
+    case FileFormat::Las: return "LAS";
+    case FileFormat::Laz: return "LAZ";
+    case FileFormat::Sim: return "SIM";
+    case FileFormat::Ply: return "PLY";
+  }
+  return "unknown";
+}
+
+FileFormat format_from_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".las") return FileFormat::Las;
+  if (ext == ".laz") return FileFormat::Laz;
+  if (ext == ".sim") return FileFormat::Sim;
+  if (ext == ".ply") return FileFormat::Ply;
+  throw InvalidInput(fmt::format(
+      "'{}': unknown point-cloud format '{}' (expected .las, .laz, .sim or .ply)", path.string(),
+      ext.empty() ? std::string("no extension") : ext));
+}
+
+std::unique_ptr<PointReader> open_reader(const std::filesystem::path& path,
+                                         const ReaderOptions& options) {
+  switch (format_from_extension(path)) {
+    case FileFormat::Las: return detail::open_las_reader(path, options);
+    case FileFormat::Laz: return detail::open_laz_reader(path, options);
+    case FileFormat::Sim: return detail::open_sim_reader(path, options);
+    case FileFormat::Ply: return detail::open_ply_reader(path, options);
+  }
+  throw InvalidInput(fmt::format("'{}': unsupported format", path.string()));
+}
+
+FileInfo read_info(const std::filesystem::path& path) {
+  switch (format_from_extension(path)) {
+    case FileFormat::Las: return detail::read_las_info(path);
+    case FileFormat::Laz: return detail::read_laz_info(path);
+    case FileFormat::Sim: return detail::read_sim_info(path);
+    case FileFormat::Ply: return detail::read_ply_info(path);
+  }
+  throw InvalidInput(fmt::format("'{}': unsupported format", path.string()));
+}
+
+std::unique_ptr<PointWriter> create_writer(const std::filesystem::path& path,
+                                           const WriterOptions& options) {
+  switch (format_from_extension(path)) {
+    case FileFormat::Las: return detail::create_las_writer(path, options);
+    case FileFormat::Laz: return detail::create_laz_writer(path, options);
+    case FileFormat::Sim: return detail::create_sim_writer(path, options);
+    case FileFormat::Ply:
+      throw InvalidInput(fmt::format(
+          "'{}': writing PLY is not supported (write .las, .laz or .sim)", path.string()));
+  }
+  throw InvalidInput(fmt::format("'{}': unsupported format", path.string()));
+}
+
+}  // namespace simlod
