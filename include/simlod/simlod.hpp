@@ -4,6 +4,7 @@
 #include "simlod/backend.hpp"
 #include "simlod/bounds.hpp"
 #include "simlod/error.hpp"
+#include "simlod/image.hpp"
 #include "simlod/io.hpp"
 #include "simlod/point.hpp"
 #include "simlod/synth.hpp"

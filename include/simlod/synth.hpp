@@ -1,9 +1,15 @@
 // simlod::synth: deterministic synthetic scenes for tests and benchmarks.
 //
-// A scene is a terrain height field with buildings, trees and a densely scanned object,
-// coloured plausibly and with photogrammetry-like density variation. The same (points, seed)
-// gives the same multiset of points in both orders; the order only changes the sequence.
-// Generation streams: memory stays bounded whatever the point count (10^3 to 10^9+).
+// A scene is a terrain height field with a lake, a town of buildings around a plaza, farms,
+// forests and a densely scanned sculpture, coloured plausibly (lighting baked in) and with
+// photogrammetry-like density variation. Points lie on surfaces, as a scanner sees them.
+// The same (points, seed) gives the same multiset of points in both orders; the order only
+// changes the sequence. The scene layout depends on the seed only, so scenes of different
+// sizes show the same place.
+//
+// Generation streams: memory stays bounded (about 100 MB) whatever the point count (10^3 to
+// 10^10), and all hardware threads are used; the output is the same bit for bit however
+// next() is called and however many threads run.
 #pragma once
 
 #include <cstdint>
@@ -16,32 +22,42 @@
 namespace simlod::synth {
 
 enum class Order {
-  Scan,    ///< sweeps like an aerial/terrestrial scanner (poor spatial locality per batch)
-  Morton,  ///< Z-order: consecutive points are spatially close
+  /// Acquisition order of an airborne multi-channel scanner: flight strips flown alternately
+  /// east and west, sweep lines across each strip, channels interleaved. A batch covers a long
+  /// thin area and consecutive points jump across the strip (poor spatial locality).
+  Scan,
+  /// Z-order: tiles of the scene in 2D Morton order, points within a tile in 3D Morton order
+  /// of bounds().cube(). Consecutive points are spatially close.
+  Morton,
 };
 
 struct SceneConfig {
-  std::uint64_t points = 1'000'000;  ///< exact number of points generated
-  std::uint64_t seed = 1;
+  std::uint64_t points = 1'000'000;  ///< exact number of points generated (0 is allowed)
+  std::uint64_t seed = 1;            ///< selects the scene; any value
   Order order = Order::Scan;
-  double extent = 1000.0;  ///< scene width in metres (x and y); heights scale with it
+  double extent = 1000.0;  ///< scene width in metres (x and y), in [0.001, 1e7]; heights scale
 };
 
-/// Streaming generator. Not thread-safe; it may use threads internally.
+/// Streaming generator. Not thread-safe; it uses threads internally.
 class Generator {
  public:
+  /// Lays out the scene and plans the tiles (milliseconds up to ~10^8 points, under a second
+  /// at 10^9). Throws InvalidInput for an extent outside [0.001, 1e7] or an unknown order.
   explicit Generator(const SceneConfig& config);
   ~Generator();
   Generator(Generator&&) noexcept;
   Generator& operator=(Generator&&) noexcept;
 
   /// Bounds that contain every point of the scene (known before generation), in the
-  /// coordinates of the returned points (the scene's origin is 0).
+  /// coordinates of the returned points: x and y span [0, extent], z the terrain (its lowest
+  /// point is the lake) up to the tallest building or tree.
   [[nodiscard]] Bounds bounds() const;
   [[nodiscard]] std::uint64_t points_left() const;
   [[nodiscard]] std::uint64_t points_generated() const;
 
   /// Fills `out` with the next min(out.size(), points_left()) points; returns the count.
+  /// Points are produced a tile (up to ~2M points) at a time on all threads, so a call may
+  /// take a while or return at once.
   std::size_t next(std::span<Point> out);
 
  private:

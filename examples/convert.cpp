@@ -1,0 +1,202 @@
+// simlod-convert: converts between point-cloud formats, streaming batch by batch, or writes a
+// synthetic scene.
+//
+//   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 2|7] [--batch N] [--threads N]
+//   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton]
+//
+// Formats come from the extensions. Georeferenced coordinates are kept: points are read
+// relative to the input's origin and written with that origin added back (SIM has no origin
+// field, so SIM output holds coordinates relative to the input's origin).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "common/progress.hpp"
+#include "simlod/error.hpp"
+#include "simlod/io.hpp"
+#include "simlod/synth.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using simlod::examples::ProgressBar;
+
+struct Options {
+  std::vector<std::string> files;
+  std::uint64_t synthetic = 0;
+  std::uint64_t seed = 1;
+  std::string order = "scan";
+  std::vector<double> scale;
+  int point_format = 0;  // 0: chosen from the input
+  std::size_t batch = 1'000'000;
+  unsigned threads = 0;
+  bool progress = false;
+  bool quiet = false;
+};
+
+using Source = std::function<std::size_t(std::span<simlod::Point>)>;
+
+bool is_las(simlod::FileFormat f) {
+  return f == simlod::FileFormat::Las || f == simlod::FileFormat::Laz;
+}
+
+void warn(const std::string& message) {
+  fmt::print(stderr, "simlod-convert: warning: {}\n", message);
+}
+
+simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
+                                     const simlod::FileInfo* input) {
+  simlod::WriterOptions w;
+  if (input != nullptr) {
+    w.origin = input->origin;
+    if (is_las(input->format)) w.scale = input->scale;  // keep the input's precision
+    if (input->point_format >= 6) w.las_point_format = 7;
+  }
+  if (opt.scale.size() == 1) w.scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
+  if (opt.scale.size() == 3) w.scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
+  if (opt.point_format != 0) w.las_point_format = opt.point_format;
+  if (!is_las(simlod::format_from_extension(out))) {
+    if (!opt.scale.empty()) warn("--scale applies to LAS/LAZ output only; ignored");
+    if (opt.point_format != 0) warn("--point-format applies to LAS/LAZ output only; ignored");
+  }
+  return w;
+}
+
+// Streams the source into a new file at `out`; a failed conversion removes the partial file
+// so that nothing truncated but plausible-looking is left behind.
+std::uint64_t write_all(const Source& source, std::uint64_t total, const fs::path& out,
+                        const simlod::WriterOptions& wo, const Options& opt) {
+  auto writer = simlod::create_writer(out, wo);
+  try {
+    const auto mode = opt.quiet      ? ProgressBar::Mode::Off
+                      : opt.progress ? ProgressBar::Mode::Force
+                                     : ProgressBar::Mode::Auto;
+    ProgressBar progress("converting", total, mode);
+    std::vector<simlod::Point> batch(
+        static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, opt.batch)));
+    std::uint64_t done = 0;
+    for (std::size_t n; (n = source(batch)) > 0;) {
+      writer->write(std::span(batch).first(n));
+      done += n;
+      progress.update(done);
+    }
+    writer->close();
+    progress.finish();
+    return done;
+  } catch (...) {
+    writer.reset();
+    std::error_code ec;
+    fs::remove(out, ec);
+    throw;
+  }
+}
+
+int run(const Options& opt) {
+  const fs::path out = opt.files.back();
+  // Fail before any work (a PLY input is read twice) on an output that cannot be written.
+  if (simlod::format_from_extension(out) == simlod::FileFormat::Ply) {
+    throw simlod::InvalidInput(
+        fmt::format("'{}': writing PLY is not supported (write .las, .laz or .sim)", out.string()));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t written = 0;
+  if (opt.synthetic > 0) {
+    simlod::synth::SceneConfig config;
+    config.points = opt.synthetic;
+    config.seed = opt.seed;
+    config.order =
+        opt.order == "morton" ? simlod::synth::Order::Morton : simlod::synth::Order::Scan;
+    simlod::synth::Generator generator(config);
+    const auto wo = writer_options(opt, out, nullptr);
+    written = write_all([&](std::span<simlod::Point> b) { return generator.next(b); },
+                        opt.synthetic, out, wo, opt);
+  } else {
+    const fs::path in = opt.files.front();
+    std::error_code ec;
+    if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
+      throw simlod::InvalidInput(
+          fmt::format("'{}': input and output are the same file", in.string()));
+    }
+    simlod::ReaderOptions ro;
+    ro.threads = opt.threads;
+    const auto reader = simlod::open_reader(in, ro);
+    const auto wo = writer_options(opt, out, &reader->info());
+    written = write_all([&](std::span<simlod::Point> b) { return reader->read(b); },
+                        reader->info().point_count, out, wo, opt);
+  }
+  if (!opt.quiet) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("wrote {} points to '{}' in {:.2f} s ({:.1f} M points/s)\n", written, out.string(),
+               s, s > 0.0 ? static_cast<double>(written) / s / 1e6 : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Converts point clouds between LAS, LAZ, SIM and PLY (input only), or writes a "
+      "synthetic scene.",
+      "simlod-convert"};
+  Options opt;
+  app.add_option("files", opt.files, "IN OUT, or only OUT with --synthetic")
+      ->required()
+      ->expected(1, 2);
+  app.add_option("--synthetic", opt.synthetic, "Write a synthetic scene of N points to OUT")
+      ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+  app.add_option("--seed", opt.seed, "Seed of the synthetic scene")->capture_default_str();
+  app.add_option("--order", opt.order, "Point order of the synthetic scene")
+      ->check(CLI::IsMember({"scan", "morton"}))
+      ->capture_default_str();
+  app.add_option("--scale", opt.scale,
+                 "LAS/LAZ output: quantisation step, one value or SX,SY,SZ (default: the "
+                 "input's scale for LAS/LAZ input, else 0.001)")
+      ->delimiter(',')
+      ->expected(1, 3)
+      ->check(CLI::PositiveNumber);
+  app.add_option("--point-format", opt.point_format,
+                 "LAS/LAZ output: point data format 2 (LAS 1.2) or 7 (LAS 1.4) (default: 7 "
+                 "for LAS 1.4 formats 6-10 input, else 2)")
+      ->check(CLI::IsMember({2, 7}));
+  app.add_option("--batch", opt.batch, "Points per batch")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
+      ->capture_default_str();
+  app.add_option("--threads", opt.threads, "LAZ decoder threads (0: all hardware threads)")
+      ->capture_default_str();
+  app.add_flag("--progress", opt.progress, "Draw the progress bar even when stderr is no terminal");
+  app.add_flag("-q,--quiet", opt.quiet, "No progress bar and no summary");
+
+  try {
+    app.parse(argc, argv);
+    const std::size_t want = opt.synthetic > 0 ? 1 : 2;
+    if (opt.files.size() != want) {
+      throw CLI::ValidationError(opt.synthetic > 0 ? "with --synthetic give only OUT"
+                                                   : "expected IN and OUT");
+    }
+    if (opt.scale.size() == 2) throw CLI::ValidationError("--scale takes 1 or 3 values");
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    return run(opt);
+  } catch (const simlod::Error& e) {
+    fmt::print(stderr, "simlod-convert: error: {}\n", e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "simlod-convert: error: {}\n", e.what());
+  }
+  return 1;
+}

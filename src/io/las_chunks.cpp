@@ -1,0 +1,131 @@
+// VLR header (54 bytes): uint16 reserved, char[16] user id, uint16 record id, uint16 length
+// after header, char[32] description. LASzip payload: uint16 compressor, uint16 coder,
+// uint8 version major, uint8 version minor, uint16 revision, uint32 options, uint32 chunk size,
+// int64 special EVLR count, int64 special EVLR offset, uint16 item count, items.
+//
+// Chunked point data starts with an int64 pointer to the chunk table (-1: the pointer is in the
+// last 8 bytes of the file); the table starts with uint32 version 0 and uint32 chunk count,
+// followed by the arithmetic-coded chunk sizes.
+#include "io/las_chunks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "io/las_format.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+constexpr std::size_t kVlrHeaderBytes = 54;
+constexpr std::uint16_t kLaszipRecordId = 22204;
+constexpr std::uint32_t kVariableChunks = 0xFFFFFFFFu;
+
+}  // namespace
+
+std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file, const LasHeader& header) {
+  std::uint64_t pos = header.header_size;
+  for (std::uint32_t i = 0; i < header.vlr_count; ++i) {
+    if (pos + kVlrHeaderBytes > header.offset_to_point_data) break;
+    std::array<std::byte, kVlrHeaderBytes> vlr{};
+    file.read_exact(pos, vlr, "LAS variable length record header");
+    const auto length = load_le<std::uint16_t>(vlr.data(), 20);
+    const bool laszip = std::memcmp(vlr.data() + 2, "laszip encoded", 14) == 0 &&
+                        load_le<std::uint16_t>(vlr.data(), 18) == kLaszipRecordId;
+    if (laszip && length >= 16) {
+      std::array<std::byte, 16> payload{};
+      file.read_exact(pos + kVlrHeaderBytes, payload, "LASzip VLR");
+      return LaszipVlr{load_le<std::uint16_t>(payload.data(), 0),
+                       load_le<std::uint32_t>(payload.data(), 12)};
+    }
+    pos += kVlrHeaderBytes + length;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
+                                      std::uint64_t point_count) {
+  if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return 0;
+  if (vlr->chunk_size == 0 || vlr->chunk_size == kVariableChunks) return 0;
+  if (point_count > std::numeric_limits<std::uint32_t>::max()) return 0;
+  return vlr->chunk_size;
+}
+
+std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& header,
+                                    const std::optional<LaszipVlr>& vlr) {
+  if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return 0;
+  const std::string path = file.path().string();
+  std::array<std::byte, 8> pointer{};
+  file.read_exact(header.offset_to_point_data, pointer, "LAZ chunk table pointer");
+  auto table = load_le<std::int64_t>(pointer.data(), 0);
+  std::uint64_t pointer_offset = header.offset_to_point_data;
+  if (table == -1 && file.size() >= 8) {
+    pointer_offset = file.size() - 8;
+    file.read_exact(pointer_offset, pointer, "LAZ chunk table pointer");
+    table = load_le<std::int64_t>(pointer.data(), 0);
+  }
+  // A writer that stopped before writing the table leaves the pointer aimed at itself;
+  // LASzip then finds the chunks while decoding sequentially.
+  if (table == static_cast<std::int64_t>(header.offset_to_point_data)) return 0;
+  const std::uint64_t chunks_start = header.offset_to_point_data + 8;
+  if (table < static_cast<std::int64_t>(chunks_start) ||
+      static_cast<std::uint64_t>(table) + 8 > file.size()) {
+    throw InvalidInput(fmt::format(
+        "'{}' is truncated or damaged: its LAZ chunk table should start at byte offset {} "
+        "(pointer at byte offset {}) but the point data runs from byte offset {} to the end of "
+        "the file at {} bytes",
+        path, table, pointer_offset, chunks_start, file.size()));
+  }
+  std::array<std::byte, 8> head{};
+  file.read_exact(static_cast<std::uint64_t>(table), head, "LAZ chunk table");
+  const auto version = load_le<std::uint32_t>(head.data(), 0);
+  const auto chunks = load_le<std::uint32_t>(head.data(), 4);
+  if (version != 0) {
+    throw InvalidInput(fmt::format("'{}': unknown LAZ chunk table version {} at byte offset {}",
+                                   path, version, table));
+  }
+  const std::uint64_t chunk_size = laz_parallel_chunk_size(vlr, header.point_count);
+  if (chunk_size != 0 && header.point_count > std::uint64_t{chunks} * chunk_size) {
+    throw InvalidInput(fmt::format(
+        "'{}' is truncated or its header is wrong: the header declares {} points (byte offset "
+        "{}) but the LAZ chunk table (byte offset {}) lists {} chunks of {} points",
+        path, header.point_count, header.point_count_offset, table, chunks, chunk_size));
+  }
+  return chunk_size;
+}
+
+std::vector<PointRange> plan_decode_ranges(std::uint64_t begin, std::uint64_t end,
+                                           std::uint64_t chunk_size, unsigned threads) {
+  if (chunk_size == 0 || threads <= 1 || end - begin <= chunk_size) return {{begin, end}};
+  // Chunk starts strictly inside (begin, end) are the possible cuts.
+  const std::uint64_t first_cut = (begin / chunk_size + 1) * chunk_size;
+  if (first_cut >= end) return {{begin, end}};
+  const std::uint64_t last_cut = (end - 1) / chunk_size * chunk_size;
+  const std::uint64_t cuts_available = (last_cut - first_cut) / chunk_size + 1;
+  const std::uint64_t parts = std::min<std::uint64_t>(threads, cuts_available + 1);
+
+  std::vector<PointRange> ranges;
+  ranges.reserve(parts);
+  std::uint64_t start = begin;
+  for (std::uint64_t k = 1; k < parts; ++k) {
+    // Ideal even split, moved to the nearest chunk start that keeps the ranges non-empty.
+    const double ideal = static_cast<double>(begin) + static_cast<double>(end - begin) *
+                                                          static_cast<double>(k) /
+                                                          static_cast<double>(parts);
+    auto cut = static_cast<std::uint64_t>(std::llround(ideal / static_cast<double>(chunk_size))) *
+               chunk_size;
+    cut = std::clamp(cut, first_cut, last_cut);
+    if (cut <= start) continue;
+    ranges.push_back({start, cut});
+    start = cut;
+  }
+  ranges.push_back({start, end});
+  return ranges;
+}
+
+}  // namespace simlod::detail

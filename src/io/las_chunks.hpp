@@ -1,0 +1,53 @@
+// Chunk layout of LAZ files, independent of LASzip: the LASzip VLR (compressor, points per
+// chunk) and the split of a batch of points into ranges that decoder threads handle
+// independently. Always compiled, so that it is testable in builds without LASzip.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "io/file.hpp"
+#include "io/las_header.hpp"
+
+namespace simlod::detail {
+
+struct LaszipVlr {
+  std::uint16_t compressor = 0;  ///< 1 pointwise, 2 pointwise chunked, 3 layered chunked (1.4)
+  std::uint32_t chunk_size = 0;  ///< points per chunk; 0xFFFFFFFF: variable-size chunks
+};
+
+/// Finds the VLR with user id "laszip encoded" (record id 22204) among the header's VLRs;
+/// nullopt when absent or when the VLR list is malformed (LASzip then reports the error).
+[[nodiscard]] std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file,
+                                                       const LasHeader& header);
+
+/// Points per chunk when chunks can be decoded independently at fixed positions; 0 when the
+/// file must be decoded sequentially (pointwise or variable-size chunks, or more points than
+/// LASzip's 32-bit seek can address).
+[[nodiscard]] std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
+                                                    std::uint64_t point_count);
+
+/// Checks that the chunk table of a chunked LAZ file is where the file says, that its version
+/// is known and that its chunks can hold the declared point count, because LASzip decodes
+/// garbage (and can crash) when asked to seek in a truncated file. Returns the chunk size to
+/// decode in parallel: laz_parallel_chunk_size, or 0 when the writer never wrote the table.
+/// Throws InvalidInput naming the file and byte offsets.
+[[nodiscard]] std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& header,
+                                                  const std::optional<LaszipVlr>& vlr);
+
+struct PointRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;  ///< exclusive
+
+  friend bool operator==(const PointRange&, const PointRange&) = default;
+};
+
+/// Splits [begin, end) into at most `threads` contiguous ranges of similar size whose inner
+/// boundaries are chunk starts (multiples of chunk_size), because LASzip can only start
+/// decoding at a chunk start. chunk_size 0 (sequential file) or one thread: one range.
+[[nodiscard]] std::vector<PointRange> plan_decode_ranges(std::uint64_t begin, std::uint64_t end,
+                                                         std::uint64_t chunk_size,
+                                                         unsigned threads);
+
+}  // namespace simlod::detail

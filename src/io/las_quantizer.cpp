@@ -1,0 +1,67 @@
+#include "io/las_quantizer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+
+LasQuantizer::LasQuantizer(const std::filesystem::path& path, const WriterOptions& options)
+    : path_(path.string()), scale_(options.scale), origin_(options.origin) {
+  if (options.las_point_format != 2 && options.las_point_format != 7) {
+    throw InvalidInput(fmt::format(
+        "'{}': WriterOptions::las_point_format {} is not supported; use 2 (LAS 1.2, RGB) or 7 "
+        "(LAS 1.4, RGB)",
+        path_, options.las_point_format));
+  }
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (!std::isfinite(scale_[a]) || scale_[a] <= 0.0) {
+      throw InvalidInput(fmt::format("'{}': WriterOptions::scale[{}] = {} must be finite and > 0",
+                                     path_, a, scale_[a]));
+    }
+    if (!std::isfinite(origin_[a])) {
+      throw InvalidInput(
+          fmt::format("'{}': WriterOptions::origin[{}] = {} must be finite", path_, a, origin_[a]));
+    }
+    offset_[a] = std::round(origin_[a]);
+    origin_minus_offset_[a] = origin_[a] - offset_[a];
+  }
+}
+
+std::array<std::int32_t, 3> LasQuantizer::operator()(const Point& p, std::uint64_t index) const {
+  const std::array<float, 3> c{p.x, p.y, p.z};
+  std::array<std::int32_t, 3> q{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    if (!std::isfinite(c[a])) {
+      throw InvalidInput(fmt::format("'{}': point {} has a non-finite {} coordinate ({})", path_,
+                                     index, "xyz"[a], c[a]));
+    }
+    const double steps =
+        std::round((static_cast<double>(c[a]) + origin_minus_offset_[a]) / scale_[a]);
+    if (steps < static_cast<double>(std::numeric_limits<std::int32_t>::min()) ||
+        steps > static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
+      throw InvalidInput(fmt::format(
+          "'{}': point {} has {} = {} (file coordinate {}), which does not fit a 32-bit LAS "
+          "integer at scale {} and offset {}; use a coarser scale or an origin near the points",
+          path_, index, "xyz"[a], c[a], static_cast<double>(c[a]) + origin_[a], scale_[a],
+          offset_[a]));
+    }
+    q[a] = static_cast<std::int32_t>(steps);
+  }
+  return q;
+}
+
+Bounds IntBox::to_bounds(const std::array<double, 3>& scale,
+                         const std::array<double, 3>& offset) const {
+  Bounds b;
+  if (empty) return b;
+  for (std::size_t a = 0; a < 3; ++a) {
+    b.min[a] = min[a] * scale[a] + offset[a];
+    b.max[a] = max[a] * scale[a] + offset[a];
+  }
+  return b;
+}
+
+}  // namespace simlod::detail

@@ -1,0 +1,81 @@
+#include "io/laz/laz_handle.hpp"
+
+#include <fmt/format.h>
+#include <laszip/laszip_api.h>
+
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+constexpr laszip_U32 kSelectedLayers =
+    laszip_DECOMPRESS_SELECTIVE_CHANNEL_RETURNS_XY | laszip_DECOMPRESS_SELECTIVE_Z |
+    laszip_DECOMPRESS_SELECTIVE_INTENSITY | laszip_DECOMPRESS_SELECTIVE_RGB;
+
+std::string laszip_message(laszip_POINTER laszip) {
+  laszip_CHAR* text = nullptr;
+  if (laszip == nullptr || laszip_get_error(laszip, &text) != 0 || text == nullptr) {
+    return "unknown LASzip error";
+  }
+  return text;
+}
+
+}  // namespace
+
+LazHandle::LazHandle(const std::filesystem::path& path) : path_(path) {
+  if (laszip_create(&laszip_) != 0) {
+    throw IoError(fmt::format("'{}': cannot create a LASzip decoder", path.string()));
+  }
+  laszip_BOOL compressed = 0;
+  if (laszip_decompress_selective(laszip_, kSelectedLayers) != 0 ||
+      laszip_open_reader(laszip_, path.c_str(), &compressed) != 0) {
+    const std::string message = laszip_message(laszip_);
+    laszip_destroy(laszip_);
+    throw InvalidInput(fmt::format("'{}': LASzip cannot open it: {}", path.string(), message));
+  }
+  laszip_point_struct* point = nullptr;
+  laszip_get_point_pointer(laszip_, &point);
+  point_ = point;
+}
+
+LazHandle::~LazHandle() {
+  laszip_close_reader(laszip_);
+  laszip_destroy(laszip_);
+}
+
+void LazHandle::fail(std::string_view what) const {
+  throw InvalidInput(fmt::format("'{}': {}: {}", path_.string(), what, laszip_message(laszip_)));
+}
+
+void LazHandle::seek(std::uint64_t index) {
+  if (index == position_) return;
+  if (laszip_seek_point(laszip_, static_cast<laszip_I64>(index)) != 0) {
+    fail(fmt::format("cannot seek to LAZ point {}", index));
+  }
+  position_ = index;
+}
+
+void LazHandle::read_point() {
+  if (laszip_read_point(laszip_) != 0) {
+    fail(fmt::format("cannot decode LAZ point {} (truncated or corrupt data)", position_));
+  }
+  ++position_;
+}
+
+void LazHandle::decode(std::span<Point> out, const PointDecoder& decoder) {
+  const auto* p = static_cast<const laszip_point_struct*>(point_);
+  for (Point& dst : out) {
+    read_point();
+    dst = decoder(p->X, p->Y, p->Z, p->intensity, p->rgb[0], p->rgb[1], p->rgb[2]);
+  }
+}
+
+void LazHandle::sample(std::uint64_t count, ColorStats& stats) {
+  const auto* p = static_cast<const laszip_point_struct*>(point_);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    read_point();
+    stats.add(p->intensity, p->rgb[0], p->rgb[1], p->rgb[2]);
+  }
+}
+
+}  // namespace simlod::detail

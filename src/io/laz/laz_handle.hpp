@@ -1,0 +1,47 @@
+// One LASzip decoder opened on a LAZ file. Several handles on the same file decode different
+// chunks concurrently (LASzip keeps no shared state between handles).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string_view>
+
+#include "io/las_format.hpp"
+#include "simlod/point.hpp"
+
+namespace simlod::detail {
+
+class LazHandle {
+ public:
+  /// Opens a decoder that only decompresses what simlod uses (XY, Z, intensity, RGB; layered
+  /// LAS 1.4 files skip the other layers). Throws InvalidInput with LASzip's message.
+  explicit LazHandle(const std::filesystem::path& path);
+  ~LazHandle();
+  LazHandle(const LazHandle&) = delete;
+  LazHandle& operator=(const LazHandle&) = delete;
+
+  /// Index of the next point this handle decodes.
+  [[nodiscard]] std::uint64_t position() const { return position_; }
+
+  /// Moves to point `index` (no-op when already there). LASzip jumps to the start of the
+  /// containing chunk and decodes up to `index`, so callers seek to chunk starts.
+  void seek(std::uint64_t index);
+
+  /// Decodes the next out.size() points.
+  void decode(std::span<Point> out, const PointDecoder& decoder);
+
+  /// Decodes the next `count` points only to collect their colour statistics.
+  void sample(std::uint64_t count, ColorStats& stats);
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const;
+  void read_point();
+
+  std::filesystem::path path_;
+  void* laszip_ = nullptr;  // laszip_POINTER
+  void* point_ = nullptr;   // laszip_point_struct*, owned by laszip_
+  std::uint64_t position_ = 0;
+};
+
+}  // namespace simlod::detail

@@ -1,0 +1,109 @@
+// SIM reader: records are simlod::Point already, so a batch is one pread into the caller's span
+// followed by validation and the origin shift in place.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <span>
+
+#include "io/file.hpp"
+#include "io/formats.hpp"
+#include "io/sim_format.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+bool finite(const Point& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+}
+
+// Header and size checks shared by read_sim_info and the reader; the origin is left at 0.
+FileInfo parse_sim(const InputFile& file) {
+  const std::string path = file.path().string();
+  SimHeader header{};
+  file.read_exact(0, bytes_of(header), "SIM header");
+
+  const std::uint64_t body = file.size() - kSimHeaderBytes;
+  if (body % kSimRecordBytes != 0) {
+    const std::uint64_t complete = body / kSimRecordBytes;
+    throw InvalidInput(fmt::format(
+        "'{}' ends with a truncated record at byte offset {}: {} trailing bytes after {} "
+        "complete 16-byte records",
+        path, kSimHeaderBytes + complete * kSimRecordBytes, body % kSimRecordBytes, complete));
+  }
+  if (body == 0) throw InvalidInput(fmt::format("'{}' holds no points (only a SIM header)", path));
+
+  FileInfo info;
+  info.path = file.path();
+  info.format = FileFormat::Sim;
+  info.record_length = static_cast<std::uint32_t>(kSimRecordBytes);
+  info.point_count = body / kSimRecordBytes;
+  info.has_color = true;
+  info.color_16bit = false;
+  for (int a = 0; a < 3; ++a) {
+    const float lo = header.min[a];
+    const float hi = header.max[a];
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) {
+      throw InvalidInput(fmt::format(
+          "'{}' has an invalid SIM header: bounds min ({}, {}, {}) max ({}, {}, {}) must be "
+          "finite with min <= max",
+          path, header.min[0], header.min[1], header.min[2], header.max[0], header.max[1],
+          header.max[2]));
+    }
+    info.bounds.min[static_cast<std::size_t>(a)] = lo;
+    info.bounds.max[static_cast<std::size_t>(a)] = hi;
+  }
+  return info;
+}
+
+class SimReader final : public PointReader {
+ public:
+  SimReader(InputFile file, const ReaderOptions& options) : file_(std::move(file)) {
+    info_ = parse_sim(file_);
+    info_.origin = options.origin.value_or(info_.bounds.min);
+    shift_ = info_.origin != std::array<double, 3>{0.0, 0.0, 0.0};
+  }
+
+ protected:
+  std::size_t read_impl(std::span<Point> out) override {
+    const std::uint64_t first = points_read();
+    const std::uint64_t offset = kSimHeaderBytes + first * kSimRecordBytes;
+    file_.read_exact(offset, std::as_writable_bytes(out), "SIM point records");
+    const auto& o = info_.origin;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      Point& p = out[i];
+      if (!finite(p)) {
+        throw InvalidInput(fmt::format(
+            "'{}': point {} at byte offset {} has a non-finite coordinate ({}, {}, {})",
+            file_.path().string(), first + i, offset + i * kSimRecordBytes, p.x, p.y, p.z));
+      }
+      // Shift in double so that the only rounding is the final one to float.
+      if (shift_) {
+        p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);
+        p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
+        p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
+      }
+    }
+    return out.size();
+  }
+
+ private:
+  InputFile file_;
+  bool shift_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<PointReader> open_sim_reader(const std::filesystem::path& path,
+                                             const ReaderOptions& options) {
+  return std::make_unique<SimReader>(InputFile(path), options);
+}
+
+FileInfo read_sim_info(const std::filesystem::path& path) {
+  const InputFile file(path);
+  FileInfo info = parse_sim(file);
+  info.origin = info.bounds.min;
+  return info;
+}
+
+}  // namespace simlod::detail

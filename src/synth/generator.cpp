@@ -1,0 +1,27 @@
+// simlod::synth::Generator: the public face of the synthetic scene generator (src/synth/).
+#include "simlod/synth.hpp"
+#include "synth/stream.hpp"
+
+namespace simlod::synth {
+
+struct Generator::Impl {
+  explicit Impl(const SceneConfig& config) : stream(config) {}
+  detail::PointStream stream;
+};
+
+Generator::Generator(const SceneConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+Generator::~Generator() = default;
+Generator::Generator(Generator&&) noexcept = default;
+Generator& Generator::operator=(Generator&&) noexcept = default;
+
+Bounds Generator::bounds() const { return impl_->stream.bounds(); }
+
+std::uint64_t Generator::points_left() const {
+  return impl_->stream.total() - impl_->stream.generated();
+}
+
+std::uint64_t Generator::points_generated() const { return impl_->stream.generated(); }
+
+std::size_t Generator::next(std::span<Point> out) { return impl_->stream.next(out); }
+
+}  // namespace simlod::synth

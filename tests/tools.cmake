@@ -1,0 +1,101 @@
+# Tests of the example programs (simlod-convert, simlod-info), run through
+# tools/run_tool.cmake (see there for the step syntax). Tests that read the shared test data
+# skip when SIMLOD_TEST_DATA is unset at test time.
+
+# simlod_tool_test(<name> [NEEDS_DATA] STEP <step>... [STEP <step>...])
+function(simlod_tool_test name)
+  set(steps "")
+  set(current "")
+  set(needs_data OFF)
+  foreach(arg IN LISTS ARGN)
+    if(arg STREQUAL "NEEDS_DATA")
+      set(needs_data ON)
+    elseif(arg STREQUAL "STEP")
+      if(NOT current STREQUAL "")
+        list(APPEND steps "${current}")
+      endif()
+      set(current "")
+    elseif(current STREQUAL "")
+      set(current "${arg}")
+    else()
+      string(APPEND current "|${arg}")
+    endif()
+  endforeach()
+  list(APPEND steps "${current}")
+
+  set(defs "")
+  set(n 0)
+  foreach(step IN LISTS steps)
+    math(EXPR n "${n} + 1")
+    list(APPEND defs "-DSTEP${n}=${step}")
+  endforeach()
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND}
+      -DCONVERT=$<TARGET_FILE:simlod-convert>
+      -DINFO=$<TARGET_FILE:simlod-info>
+      -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
+      -DNEEDS_DATA=${needs_data}
+      -DSTEPS=${n}
+      ${defs}
+      -P ${CMAKE_CURRENT_LIST_DIR}/tools/run_tool.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS tools SKIP_REGULAR_EXPRESSION
+                       "SIMLOD_TEST_SKIPPED")
+endfunction()
+
+# simlod-info on real files: text and JSON.
+simlod_tool_test(tool_info_las NEEDS_DATA
+  STEP info <DATA>/lion_takanawa.las "OUT=points +341989[^0-9]" "OUT=format +LAS 1.2"
+       "OUT=point format +2[^0-9]" "OUT=colour +RGB")
+simlod_tool_test(tool_info_json NEEDS_DATA
+  STEP info <DATA>/lion_takanawa.las --json "OUT=^{.*}" "OUT=\"points\": 341989,"
+       "OUT=\"format\": \"LAS\"," "OUT=\"bounds\": {\"min\": .[-0-9]" "OUT=\"has_color\": true,")
+
+# simlod-convert: LAS -> SIM -> LAS keeps every point; synthetic scenes.
+simlod_tool_test(tool_convert_las_sim_las NEEDS_DATA
+  STEP convert <DATA>/lion_takanawa.las <WORK>/lion.sim "OUT=wrote 341989 points"
+  STEP info <WORK>/lion.sim "OUT=points +341989[^0-9]" "OUT=format +SIM"
+  STEP convert <WORK>/lion.sim <WORK>/lion.las --scale 0.001 --progress
+       "ERR=converting .*100.0%"
+  STEP info <WORK>/lion.las --json "OUT=\"points\": 341989," "OUT=\"point_format\": 2,")
+if(LASzip_FOUND)
+  simlod_tool_test(tool_convert_laz_sim NEEDS_DATA
+    STEP convert <DATA>/lion_takanawa.laz <WORK>/lion.sim --threads 2 --batch 50000
+    STEP info <WORK>/lion.sim "OUT=points +341989[^0-9]")
+endif()
+simlod_tool_test(tool_convert_synthetic
+  STEP convert --synthetic 10000 <WORK>/x.sim --seed 7 "OUT=wrote 10000 points"
+  STEP info <WORK>/x.sim "OUT=points +10000[^0-9]"
+  STEP convert --synthetic 10000 <WORK>/m.las --order morton --batch 3000 --quiet
+  STEP info <WORK>/m.las "OUT=points +10000[^0-9]")
+
+simlod_tool_test(tool_convert_ply_sim
+  STEP info <SRC>/data/tiny.ply "OUT=format +PLY ascii 1.0" "OUT=points +3[^0-9]"
+       "OUT=bounds max +2 1 0.5" "OUT=generator +three coloured points"
+  STEP convert <SRC>/data/tiny.ply <WORK>/tiny.sim "OUT=wrote 3 points"
+  STEP info <WORK>/tiny.sim --json "OUT=\"points\": 3," "OUT=\"max\": .2, 1, 0.5.")
+
+# Bad input: exit code 1 and "simlod-<tool>: error: <message>"; no partial output left.
+simlod_tool_test(tool_info_missing_file
+  STEP info <WORK>/missing.las RC=1 "ERR=^simlod-info: error: cannot open '.*missing.las'")
+simlod_tool_test(tool_convert_missing_file
+  STEP convert <WORK>/missing.las <WORK>/out.sim RC=1
+       "ERR=^simlod-convert: error: cannot open '.*missing.las'" ABSENT=<WORK>/out.sim)
+simlod_tool_test(tool_info_truncated_sim
+  STEP info <SRC>/data/truncated.sim RC=1
+       "ERR=^simlod-info: error: .*truncated record at byte offset 24")
+simlod_tool_test(tool_convert_truncated_ply
+  STEP convert <SRC>/data/truncated.ply <WORK>/out.sim RC=1
+       "ERR=^simlod-convert: error: .*truncated.ply' is truncated: "
+       "ERR=declares 4 vertices but the data ends at line 11 after 3 vertices"
+       ABSENT=<WORK>/out.sim)
+simlod_tool_test(tool_unknown_extension
+  STEP convert <SRC>/data/truncated.sim <WORK>/out.xyz RC=1
+       "ERR=^simlod-convert: error: .*unknown point-cloud format '.xyz'" ABSENT=<WORK>/out.xyz
+  STEP info <WORK>/points.txt RC=1 "ERR=^simlod-info: error: .*unknown point-cloud format"
+  STEP convert <SRC>/data/tiny.ply <WORK>/out.ply RC=1 "ERR=writing PLY is not supported"
+       ABSENT=<WORK>/out.ply)
+# Usage errors keep CLI11's exit codes (106: required argument missing, 105: validation).
+simlod_tool_test(tool_usage_errors
+  STEP convert RC=106 "ERR=files is required"
+  STEP convert --synthetic 10 <WORK>/a.sim <WORK>/b.sim RC=105 "ERR=with --synthetic"
+  STEP convert a.las b.las --point-format 3 RC=105)
