@@ -19,8 +19,31 @@ namespace {
 struct Camera {
   double yaw, pitch;  // radians
   std::array<double, 3> center;
-  double scale;       // pixels per metre
+  double scale;  // pixels per metre
+  std::array<double, 2> shift{0.0, 0.0};  // screen offset of the centre, metres
   std::uint32_t width, height;
+
+  // Screen right, screen up (metres) and distance (smaller is nearer) of a point.
+  [[nodiscard]] std::array<double, 3> view(double x, double y, double z) const {
+    const double dx = x - center[0], dy = y - center[1], dz = z - center[2];
+    const double cy = std::cos(yaw), sy = std::sin(yaw);
+    const double rx = cy * dx - sy * dy, ry = sy * dx + cy * dy;  // rotate about z
+    const double cp = std::cos(pitch), sp = std::sin(pitch);
+    return {rx - shift[0], cp * dz + sp * ry - shift[1], -sp * dz + cp * ry};
+  }
+
+  // Scale and shift so that the projected box fills 95% of the image.
+  void fit(const simlod::Bounds& box) {
+    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+    for (int c = 0; c < 8; ++c) {
+      const auto v = view(c & 1 ? box.max[0] : box.min[0], c & 2 ? box.max[1] : box.min[1],
+                          c & 4 ? box.max[2] : box.min[2]);
+      for (int a = 0; a < 2; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
+    }
+    shift = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])};
+    scale = 0.95 * std::min(width / std::max(hi[0] - lo[0], 1e-9),
+                            height / std::max(hi[1] - lo[1], 1e-9));
+  }
 };
 
 struct Image {
@@ -32,13 +55,8 @@ struct Image {
         rgba(std::size_t{w} * h * 4, 0) {}
 
   void splat(const Camera& cam, const simlod::Point& p, int radius) {
-    const double dx = p.x - cam.center[0], dy = p.y - cam.center[1], dz = p.z - cam.center[2];
-    const double cy = std::cos(cam.yaw), sy = std::sin(cam.yaw);
-    const double rx = cy * dx - sy * dy, ry = sy * dx + cy * dy;  // rotate about z
-    const double cp = std::cos(cam.pitch), sp = std::sin(cam.pitch);
-    const double up = cp * dz + sp * ry;   // screen up
-    const double dist = -sp * dz + cp * ry;  // towards the viewer is smaller
-    const long px = std::lround(width / 2.0 + rx * cam.scale);
+    const auto [right, up, dist] = cam.view(p.x, p.y, p.z);
+    const long px = std::lround(width / 2.0 + right * cam.scale);
     const long py = std::lround(height / 2.0 - up * cam.scale);
     for (long y = py - radius; y <= py + radius; ++y) {
       for (long x = px - radius; x <= px + radius; ++x) {
@@ -93,10 +111,9 @@ int main(int argc, char** argv) {
         box.max[a] = info.bounds.max[a] - info.origin[a];
       }
     }
-    const auto size = box.size();
-    const double diag = std::sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
-    Camera cam{yaw_deg * std::numbers::pi / 180, pitch_deg * std::numbers::pi / 180, box.center(),
-               0.95 * std::min(width, height) / std::max(diag, 1e-9), width, height};
+    Camera cam{yaw_deg * std::numbers::pi / 180, pitch_deg * std::numbers::pi / 180,
+               box.center(), 1.0, {0.0, 0.0}, width, height};
+    cam.fit(box);
     Image image(width, height);
     std::vector<simlod::Point> batch(1 << 20);
     std::uint64_t total = 0;

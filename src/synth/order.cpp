@@ -3,32 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "simlod/detail/morton.hpp"
 #include "synth/tuning.hpp"
 
 namespace simlod::synth::detail {
 namespace {
 
 constexpr int kMortonBits = 21;
-
-std::uint64_t spread3(std::uint64_t v) {
-  v &= 0x1FFFFF;
-  v = (v | v << 32) & 0x1F00000000FFFFull;
-  v = (v | v << 16) & 0x1F0000FF0000FFull;
-  v = (v | v << 8) & 0x100F00F00F00F00Full;
-  v = (v | v << 4) & 0x10C30C30C30C30C3ull;
-  v = (v | v << 2) & 0x1249249249249249ull;
-  return v;
-}
-
-std::uint32_t compact2(std::uint64_t v) {
-  v &= 0x5555555555555555ull;
-  v = (v | v >> 1) & 0x3333333333333333ull;
-  v = (v | v >> 2) & 0x0F0F0F0F0F0F0F0Full;
-  v = (v | v >> 4) & 0x00FF00FF00FF00FFull;
-  v = (v | v >> 8) & 0x0000FFFF0000FFFFull;
-  v = (v | v >> 16) & 0x00000000FFFFFFFFull;
-  return static_cast<std::uint32_t>(v);
-}
 
 std::uint32_t quantize(double v, double lo, double scale, std::uint32_t max) {
   const double q = std::floor((v - lo) * scale);
@@ -38,12 +19,12 @@ std::uint32_t quantize(double v, double lo, double scale, std::uint32_t max) {
 }  // namespace
 
 std::uint64_t morton3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-  return spread3(x) | spread3(y) << 1 | spread3(z) << 2;
+  return simlod::detail::morton_3d(x, y, z);
 }
 
 void morton2_decode(std::uint64_t code, std::uint32_t& x, std::uint32_t& y) {
-  x = compact2(code);
-  y = compact2(code >> 1);
+  x = simlod::detail::compact_bits_2d(code);
+  y = simlod::detail::compact_bits_2d(code >> 1);
 }
 
 UnitOrder::UnitOrder(const TilePlan& plan, const Box3& scene_bounds, Order order)

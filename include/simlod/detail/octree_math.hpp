@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "simlod/detail/hd.hpp"
+#include "simlod/detail/morton.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail {
@@ -60,18 +61,23 @@ SIMLOD_HD constexpr std::uint32_t max_depth_for_grid(std::uint32_t grid_bits) {
   return kQuantBits - grid_bits;
 }
 
+/// Coordinate of one axis of a voxel cell's centre, in octree coordinates (relative to the cube's
+/// minimum corner) of a cube with edge `cube_edge`. `node_pos` is the node's integer position and
+/// `cell_coord` the cell's coordinate on that axis ((cell >> (axis * grid_bits)) & (2^g - 1)).
+/// Exact integers and one double multiply, so host and device give the same float.
+SIMLOD_HD float cell_centre_axis(std::uint32_t node_pos, std::uint32_t cell_coord,
+                                 std::uint32_t level, std::uint32_t grid_bits, float cube_edge) {
+  const std::uint32_t shift = kQuantBits - level - grid_bits;
+  // In units of 2^-(kQuantBits + 1) edges: 2 * lower corner + one cell width.
+  const std::uint64_t twice = (static_cast<std::uint64_t>((node_pos << grid_bits) | cell_coord)
+                               << (shift + 1)) + (std::uint64_t{1} << shift);
+  constexpr double kUnit = 1.0 / static_cast<double>(std::uint64_t{1} << (kQuantBits + 1));
+  return static_cast<float>(static_cast<double>(twice) * kUnit * static_cast<double>(cube_edge));
+}
+
 /// 63-bit Morton code of q's top 21 bits per axis (x in bit 0).
 SIMLOD_HD std::uint64_t morton_code(const QuantPoint& q) {
-  auto spread = [](std::uint64_t v) {
-    v &= 0x1FFFFFu;
-    v = (v | v << 32) & 0x1F00000000FFFFull;
-    v = (v | v << 16) & 0x1F0000FF0000FFull;
-    v = (v | v << 8) & 0x100F00F00F00F00Full;
-    v = (v | v << 4) & 0x10C30C30C30C30C3ull;
-    v = (v | v << 2) & 0x1249249249249249ull;
-    return v;
-  };
-  return spread(q.x >> 10) | spread(q.y >> 10) << 1 | spread(q.z >> 10) << 2;
+  return morton_3d(q.x >> (kQuantBits - 21), q.y >> (kQuantBits - 21), q.z >> (kQuantBits - 21));
 }
 
 }  // namespace simlod::detail
