@@ -6,5 +6,6 @@
 #include "simlod/error.hpp"
 #include "simlod/image.hpp"
 #include "simlod/io.hpp"
+#include "simlod/octree.hpp"
 #include "simlod/point.hpp"
 #include "simlod/synth.hpp"

@@ -1,0 +1,171 @@
+// Octree update throughput (SimLOD's incremental builder): a synthetic scene, generated once
+// into host memory in scan and in Morton order, inserted in batches of 1M points into a fresh
+// octree per repetition. CUDA runs time each batch with CUDA events and report the update alone
+// (upload excluded, reported apart); CPU runs time each batch on the host clock.
+//
+//   SIMLOD_BENCH_POINTS      points of the CUDA runs (default 100,000,000)
+//   SIMLOD_BENCH_CPU_POINTS  points of the CPU runs (default 10,000,000)
+//
+// Counters: update_MPps (points / summed update time), avg/max_update_ms per batch,
+// upload_ms (per batch) and upload_GBps, memory per input point by category (B_per_pt_*),
+// nodes and depth of the finished tree. Repetitions report mean, median and spread.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/octree_impl.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "simlod/backend.hpp"
+#include "simlod/octree.hpp"
+#include "simlod/synth.hpp"
+
+namespace {
+
+using simlod::Point;
+using simlod::synth::Order;
+namespace detail = simlod::detail;
+
+constexpr std::size_t kBatchPoints = 1'000'000;  // SimLOD's batch size
+constexpr int kRepetitions = 3;
+
+std::uint64_t env_points(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  const std::uint64_t n = std::strtoull(text, nullptr, 10);
+  return n > 0 ? n : fallback;
+}
+
+struct Scene {
+  simlod::Bounds bounds;
+  std::vector<Point> points;  ///< relative to bounds.min (octree coordinates)
+};
+
+/// The scene of `n` points in `order`, generated on first use and kept for later benchmarks.
+const Scene& scene(std::uint64_t n, Order order) {
+  static std::map<std::pair<std::uint64_t, int>, Scene> cache;
+  const auto key = std::make_pair(n, static_cast<int>(order));
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  simlod::synth::Generator gen({.points = n, .seed = 1, .order = order});
+  Scene s;
+  s.bounds = gen.bounds();
+  s.points.resize(n);
+  std::size_t got = 0;
+  while (got < n) got += gen.next(std::span(s.points).subspan(got));
+  const auto& lo = s.bounds.min;
+  for (Point& p : s.points) {
+    p.x = static_cast<float>(p.x - lo[0]);
+    p.y = static_cast<float>(p.y - lo[1]);
+    p.z = static_cast<float>(p.z - lo[2]);
+  }
+  return cache.emplace(key, std::move(s)).first->second;
+}
+
+void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uint64_t points) {
+  const auto per_point = [&](std::uint64_t bytes) {
+    return static_cast<double>(bytes) / static_cast<double>(points);
+  };
+  state.counters["B_per_pt_points"] = per_point(s.bytes_points);
+  state.counters["B_per_pt_voxels"] = per_point(s.bytes_voxels);
+  state.counters["B_per_pt_grids"] = per_point(s.bytes_grids);
+  state.counters["B_per_pt_nodes"] = per_point(s.bytes_nodes);
+  state.counters["B_per_pt_total"] =
+      per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
+  state.counters["nodes"] = static_cast<double>(s.nodes);
+  state.counters["depth"] = s.depth;
+}
+
+void report_batches(benchmark::State& state, std::uint64_t points, double total_ms, double max_ms,
+                    std::size_t batches) {
+  state.SetIterationTime(total_ms / 1000.0);
+  state.counters["update_MPps"] = static_cast<double>(points) / (total_ms * 1000.0);
+  state.counters["avg_update_ms"] = total_ms / static_cast<double>(batches);
+  state.counters["max_update_ms"] = max_ms;
+  state.counters["points"] = static_cast<double>(points);
+}
+
+void cuda_update(benchmark::State& state, Order order) {
+  if (simlod::cuda_device_count() == 0) {
+    state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
+    return;
+  }
+  const std::uint64_t n = env_points("SIMLOD_BENCH_POINTS", 100'000'000);
+  const Scene& s = scene(n, order);
+  simlod::OctreeConfig config;
+  config.backend = simlod::Backend::Cuda;
+  const detail::OctreeGeometry geometry = detail::make_geometry(s.bounds, config);
+  const std::span<const Point> all(s.points);
+  simlod::UpdateStats unused;
+  {  // Warm-up: module load, first touch of the arena, the host's pinned pages.
+    auto warm = detail::make_cuda_backend(config, geometry);
+    for (std::size_t i = 0; i < std::min<std::size_t>(all.size(), 3 * kBatchPoints);
+         i += kBatchPoints) {
+      warm->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+    }
+  }
+  for (auto _ : state) {
+    auto backend = detail::make_cuda_backend(config, geometry);
+    double total = 0.0, worst = 0.0, upload = 0.0;
+    std::size_t batches = 0;
+    for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
+      backend->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      const detail::CudaBatchTiming t = detail::cuda_batch_timing(*backend).value();
+      total += t.update_ms;
+      worst = std::max(worst, t.update_ms);
+      upload += t.upload_ms;
+    }
+    report_batches(state, n, total, worst, batches);
+    state.counters["upload_ms"] = upload / static_cast<double>(batches);
+    state.counters["upload_GBps"] = static_cast<double>(n * sizeof(Point)) / (upload * 1e6);
+    report_tree(state, backend->stats(), n);
+  }
+}
+
+void cpu_update(benchmark::State& state, Order order) {
+  using Clock = std::chrono::steady_clock;
+  const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
+  const Scene& s = scene(n, order);
+  simlod::OctreeConfig config;
+  config.backend = simlod::Backend::Cpu;
+  const detail::OctreeGeometry geometry = detail::make_geometry(s.bounds, config);
+  const std::span<const Point> all(s.points);
+  simlod::UpdateStats unused;
+  for (auto _ : state) {
+    auto backend = detail::make_cpu_backend(config, geometry);
+    double total = 0.0, worst = 0.0;
+    std::size_t batches = 0;
+    for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
+      const auto start = Clock::now();
+      backend->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      total += ms;
+      worst = std::max(worst, ms);
+    }
+    report_batches(state, n, total, worst, batches);
+    report_tree(state, backend->stats(), n);
+  }
+}
+
+#define SIMLOD_OCTREE_BENCH(fn, name, order) \
+  BENCHMARK_CAPTURE(fn, name, order)         \
+      ->Iterations(1)                        \
+      ->Repetitions(kRepetitions)            \
+      ->UseManualTime()                      \
+      ->ReportAggregatesOnly(true)           \
+      ->Unit(benchmark::kMillisecond)
+
+SIMLOD_OCTREE_BENCH(cuda_update, morton, Order::Morton);
+SIMLOD_OCTREE_BENCH(cuda_update, scan, Order::Scan);
+SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
+SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,136 @@
+// simlod::Octree: a level-of-detail octree that accepts batches of points at any time.
+//
+// Leaves hold up to max_points_per_leaf original points; inner nodes hold voxels sampled on a
+// voxel_grid^3 grid (a voxel is a Point at its cell centre with the colour of the first point
+// that landed in the cell). The octree is a move-only owner of its (device or host) memory.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "simlod/backend.hpp"
+#include "simlod/bounds.hpp"
+#include "simlod/point.hpp"
+
+namespace simlod {
+
+enum class Sampling {
+  FirstCome,  ///< a voxel takes the colour of the first point that reaches its cell
+};
+
+struct OctreeConfig {
+  Backend backend = Backend::Auto;
+  std::uint32_t max_points_per_leaf = 50'000;  ///< SimLOD: 50k
+  std::uint32_t voxel_grid = 128;              ///< cells per axis of an inner node; power of 2
+  std::uint32_t chunk_capacity = 1000;         ///< samples per storage chunk (SimLOD: 1000)
+  double memory_fraction = 0.8;  ///< CUDA: share of free device memory reserved at create()
+  /// Memory reserve in bytes for nodes, chunks and grids; 0 = memory_fraction of free device
+  /// memory (CUDA) or no limit but the host's (CPU). A batch that would not fit is refused
+  /// with CapacityError and the octree stays unchanged. The CPU backend's per-batch working
+  /// memory (about 32 bytes per point of the batch being inserted) comes on top.
+  std::uint64_t memory_bytes = 0;
+  std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
+  unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
+  Sampling sampling = Sampling::FirstCome;
+};
+
+struct UpdateStats {
+  std::uint64_t batches = 0;       ///< batches inserted by this update() call
+  std::uint64_t points = 0;        ///< points inserted by this call
+  std::uint64_t batches_left = 0;  ///< still queued after the call
+  std::chrono::microseconds duration{0};
+  /// Expand (count/split) passes of the last batch: 1 when no leaf split, +1 per pass that
+  /// split at least one leaf.
+  std::uint32_t split_rounds = 0;
+};
+
+struct OctreeStats {
+  std::uint64_t nodes = 0, leaves = 0, inner_nodes = 0;
+  std::uint32_t depth = 0;  ///< deepest level (root = 0)
+  std::uint64_t points = 0, voxels = 0;
+  /// Chunks in node lists, chunks in the pool (freed by splits, reused first), and both.
+  std::uint64_t chunks_used = 0, chunks_pooled = 0, chunks_allocated = 0;
+  /// Bytes held by used chunks of leaves (points) and inner nodes (voxels), occupancy grids
+  /// and node records.
+  std::uint64_t bytes_points = 0, bytes_voxels = 0, bytes_grids = 0, bytes_nodes = 0;
+  /// The memory reserve (CPU without memory_bytes: no limit, reported as the bytes held), and
+  /// what of it is not yet used by points, voxels, grids and nodes (pooled chunks count as free).
+  std::uint64_t bytes_reserved = 0, bytes_free = 0;
+  std::uint64_t batches_queued = 0;
+  UpdateStats last_update;
+};
+
+/// Host copy of the whole tree, for tests, export and debugging.
+///
+/// Canonical comparison (CPU vs CUDA, or two batchings of the same input): node indices and the
+/// order of points/voxels inside a node are not specified. Key nodes by (level, position);
+/// compare leaf flags, points as multisets, and voxels by position as multisets (the position
+/// is the cell centre, detail::cell_centre_axis, so equal cell sets give equal positions).
+/// First-come voxel colours may differ (each is the colour of some point of that cell).
+struct NodeSnapshot {
+  struct Node {
+    std::uint32_t level = 0;
+    std::array<std::uint32_t, 3> position{};  ///< integer position at its level
+    Bounds bounds;                            ///< in octree coordinates (origin = cube min)
+    bool leaf = true;
+    std::array<std::int32_t, 8> children{-1, -1, -1, -1, -1, -1, -1, -1};  ///< snapshot indices
+    std::vector<Point> points;  ///< leaves: original points
+    std::vector<Point> voxels;  ///< inner nodes: one per occupied cell, at the cell centre
+  };
+  Bounds cube;              ///< file coordinates of the root cube
+  std::vector<Node> nodes;  ///< nodes[0] is the root
+};
+
+namespace detail {
+struct OctreeImpl;
+}
+
+/// Not thread-safe: call one method at a time (the backends use their own threads inside).
+/// A moved-from Octree throws InvalidInput from every method until it is assigned a new one.
+class Octree {
+ public:
+  /// Creates an empty octree over `cube` (file coordinates; made a cube by Bounds::cube()).
+  /// A cube of zero size (bounds of one point) is widened to an edge of 1.
+  /// Throws InvalidInput for a bad configuration or an empty/non-finite cube, CudaError when
+  /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
+  static Octree create(const Bounds& cube, const OctreeConfig& config = {});
+
+  Octree(Octree&&) noexcept;
+  Octree& operator=(Octree&&) noexcept;
+  ~Octree();
+
+  /// Queues a batch (copied before return; an empty batch queues nothing). Coordinates are
+  /// relative to cube().min and must lie in [0, edge] per axis, edge = the cube's edge as float.
+  /// Batches larger than config().max_batch_points are queued as several batches. Throws
+  /// InvalidInput naming the first bad point (non-finite, outside the cube); then nothing of
+  /// the batch is queued.
+  void insert(std::span<const Point> batch);
+
+  /// Inserts queued batches in order until `budget` is spent (0 = all of them); at least one
+  /// batch per call when any is queued. Blocks until done. A batch that does not fit into the
+  /// memory reserve throws CapacityError: that batch is dropped from the queue, the octree is as
+  /// before it, later batches stay queued and the octree stays usable.
+  UpdateStats update(std::chrono::microseconds budget = std::chrono::microseconds{0});
+
+  [[nodiscard]] OctreeStats stats() const;
+  /// Copies the whole tree to the host (nodes[0] = root); for tests, export and debugging.
+  [[nodiscard]] NodeSnapshot snapshot() const;
+  /// The root cube in file coordinates (Bounds::cube() of the bounds given to create()).
+  [[nodiscard]] const Bounds& cube() const;
+  /// The backend that runs (Backend::Auto resolved).
+  [[nodiscard]] Backend backend() const;
+  /// The configuration as validated, with `backend` resolved.
+  [[nodiscard]] const OctreeConfig& config() const;
+
+ private:
+  explicit Octree(std::unique_ptr<detail::OctreeImpl> impl);
+  /// The state; throws InvalidInput when used after a move.
+  [[nodiscard]] detail::OctreeImpl& impl() const;
+  std::unique_ptr<detail::OctreeImpl> impl_;  ///< queue, geometry and backend (src/core)
+};
+
+}  // namespace simlod

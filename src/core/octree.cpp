@@ -1,0 +1,123 @@
+// simlod::Octree: validation, the host queue of batches and update() timing; the backends do
+// the inserting (core/octree_backend.hpp).
+#include "simlod/octree.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <new>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod {
+namespace {
+
+/// Batch buffers kept for reuse: enough for a loader that inserts one batch per update().
+constexpr std::size_t kSpareBuffers = 2;
+
+}  // namespace
+
+Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
+  detail::validate_config(config);
+  auto impl = std::make_unique<detail::OctreeImpl>();
+  impl->config = config;
+  impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
+  impl->geometry = detail::make_geometry(cube, config);
+  impl->config.backend = resolve_backend(config.backend);
+  try {
+    impl->backend = impl->config.backend == Backend::Cuda
+                        ? detail::make_cuda_backend(impl->config, impl->geometry)
+                        : detail::make_cpu_backend(impl->config, impl->geometry);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError("not enough host memory to create the octree");
+  }
+  return Octree(std::move(impl));
+}
+
+Octree::Octree(std::unique_ptr<detail::OctreeImpl> impl) : impl_(std::move(impl)) {}
+Octree::Octree(Octree&&) noexcept = default;
+Octree& Octree::operator=(Octree&&) noexcept = default;
+Octree::~Octree() = default;
+
+detail::OctreeImpl& Octree::impl() const {
+  if (!impl_) throw InvalidInput("this Octree was moved from; assign a new one before use");
+  return *impl_;
+}
+
+void Octree::insert(std::span<const Point> batch) {
+  detail::OctreeImpl& s = impl();
+  detail::validate_batch(batch, s.geometry);
+  if (batch.empty()) return;
+  const std::size_t limit = s.config.max_batch_points;
+  const std::size_t queued = s.queue.size();
+  try {
+    for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
+      const auto piece = batch.subspan(begin, std::min(limit, batch.size() - begin));
+      if (s.spare.empty()) {
+        s.queue.emplace_back(piece.begin(), piece.end());
+      } else {
+        s.queue.push_back(std::move(s.spare.back()));
+        s.spare.pop_back();
+        s.queue.back().assign(piece.begin(), piece.end());
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    s.queue.resize(queued);  // nothing of the batch stays queued
+    throw CapacityError(fmt::format(
+        "not enough host memory to queue a batch of {} points; nothing of it was queued",
+        batch.size()));
+  }
+}
+
+UpdateStats Octree::update(std::chrono::microseconds budget) {
+  using Clock = std::chrono::steady_clock;
+  detail::OctreeImpl& s = impl();
+  const auto start = Clock::now();
+  UpdateStats stats;
+  auto finish = [&] {
+    stats.batches_left = s.queue.size();
+    stats.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+    s.last_update = stats;
+  };
+  while (!s.queue.empty()) {
+    const std::vector<Point>& batch = s.queue.front();
+    try {
+      s.backend->insert_batch(batch, stats);
+    } catch (...) {
+      // The backend left the octree as before this batch; drop the batch so that later
+      // batches can still go in.
+      s.queue.pop_front();
+      finish();
+      throw;
+    }
+    stats.batches += 1;
+    stats.points += batch.size();
+    if (s.spare.size() < kSpareBuffers) s.spare.push_back(std::move(s.queue.front()));
+    s.queue.pop_front();
+    if (budget.count() > 0 && Clock::now() - start >= budget) break;
+  }
+  finish();
+  return stats;
+}
+
+OctreeStats Octree::stats() const {
+  detail::OctreeImpl& s = impl();
+  OctreeStats out = s.backend->stats();
+  out.batches_queued = s.queue.size();
+  out.last_update = s.last_update;
+  return out;
+}
+
+NodeSnapshot Octree::snapshot() const {
+  detail::OctreeImpl& s = impl();
+  NodeSnapshot out = s.backend->snapshot();
+  out.cube = s.geometry.cube;
+  return out;
+}
+
+const Bounds& Octree::cube() const { return impl().geometry.cube; }
+Backend Octree::backend() const { return impl().config.backend; }
+const OctreeConfig& Octree::config() const { return impl().config; }
+
+}  // namespace simlod

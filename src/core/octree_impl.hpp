@@ -1,0 +1,35 @@
+// The state behind simlod::Octree: validated configuration, geometry, the host queue of
+// batches waiting for update(), and the backend that inserts them.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/octree_backend.hpp"
+
+namespace simlod::detail {
+
+struct OctreeImpl {
+  OctreeConfig config;
+  OctreeGeometry geometry;
+  std::unique_ptr<OctreeBackend> backend;
+  std::deque<std::vector<Point>> queue;  ///< each <= config.max_batch_points, never empty
+  /// Buffers of inserted batches kept for the next insert(): streaming equal batches then
+  /// copies into memory that is already mapped instead of page-faulting fresh pages.
+  std::vector<std::vector<Point>> spare;
+  UpdateStats last_update;
+};
+
+/// Throws InvalidInput naming the first bad setting.
+void validate_config(const OctreeConfig& config);
+
+/// Cube, float edge, quantisation scale, grid bits and depth limit for a validated config;
+/// throws InvalidInput for empty or non-finite bounds or an edge outside the float range.
+[[nodiscard]] OctreeGeometry make_geometry(const Bounds& bounds, const OctreeConfig& config);
+
+/// Throws InvalidInput naming the first point that is not finite or lies outside [0, edge].
+void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry);
+
+}  // namespace simlod::detail

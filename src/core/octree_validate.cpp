@@ -1,0 +1,56 @@
+// Validation of configurations and batches on entry (DESIGN.md "Errors and bad input").
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+
+void validate_config(const OctreeConfig& c) {
+  auto bad = [](const std::string& what) {
+    throw InvalidInput(fmt::format("octree config: {}", what));
+  };
+  if (c.backend != Backend::Auto && c.backend != Backend::Cpu && c.backend != Backend::Cuda) {
+    bad(fmt::format("unknown backend value {}", static_cast<int>(c.backend)));
+  }
+  if (c.voxel_grid < 2 || c.voxel_grid > 1024 || !std::has_single_bit(c.voxel_grid)) {
+    bad(fmt::format("voxel_grid = {} must be a power of two in [2, 1024]", c.voxel_grid));
+  }
+  if (c.max_points_per_leaf < 1) bad("max_points_per_leaf must be at least 1");
+  if (c.chunk_capacity < 1) bad("chunk_capacity must be at least 1");
+  if (!(c.memory_fraction > 0.0 && c.memory_fraction <= 1.0)) {
+    bad(fmt::format("memory_fraction = {} must be in (0, 1]", c.memory_fraction));
+  }
+  if (c.max_batch_points < 1) bad("max_batch_points must be at least 1");
+  if (c.sampling != Sampling::FirstCome) {
+    bad(fmt::format("unknown sampling value {}", static_cast<int>(c.sampling)));
+  }
+}
+
+void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry) {
+  const float edge = geometry.edge;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const Point& p = batch[i];
+    // One branch per point on the fast path; the slow path says what is wrong.
+    if (p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f && p.z <= edge) {
+      continue;
+    }
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+      throw InvalidInput(
+          fmt::format("point {} of the batch ({}, {}, {}) is not finite; "
+                      "nothing of the batch was queued",
+                      i, p.x, p.y, p.z));
+    }
+    throw InvalidInput(
+        fmt::format("point {} of the batch ({}, {}, {}) lies outside the octree "
+                    "cube [0, {}] per axis (coordinates relative to the cube's "
+                    "minimum corner); nothing of the batch was queued",
+                    i, p.x, p.y, p.z, edge));
+  }
+}
+
+}  // namespace simlod::detail

@@ -1,0 +1,106 @@
+// CUDA backend: reserving the arena, the empty tree, statistics and snapshots.
+#include <cstring>
+#include <string>
+
+#include "kernels/cuda_backend.cuh"
+#include "kernels/cuda_check.hpp"
+#include "kernels/host_tree.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+DeviceMemory reserve_arena(std::uint64_t bytes) {
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    std::size_t free = 0, total = 0;
+    (void)cudaMemGetInfo(&free, &total);
+    throw CapacityError("cannot reserve " + std::to_string(bytes) +
+                        " bytes of device memory for the octree (" + std::to_string(free) + " of " +
+                        std::to_string(total) +
+                        " bytes are free); lower memory_bytes or memory_fraction");
+  }
+  check_cuda(err, "cudaMalloc(arena)", __FILE__, __LINE__);
+  return DeviceMemory(p);
+}
+
+std::uint64_t reserve_size(const OctreeConfig& config) {
+  if (config.memory_bytes != 0) return config.memory_bytes;
+  std::size_t free = 0, total = 0;
+  SIMLOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<std::uint64_t>(config.memory_fraction * static_cast<double>(free));
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(const OctreeConfig& config, const OctreeGeometry& geometry)
+    : config_(config), geometry_(geometry) {
+  layout_ = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
+  arena_ = reserve_arena(layout_.total_bytes);
+  void* pinned = nullptr;
+  SIMLOD_CUDA_CHECK(cudaHostAlloc(&pinned, std::uint64_t{layout_.max_batch} * sizeof(Point),
+                                  cudaHostAllocDefault));
+  staging_ = PinnedMemory(pinned);
+  SIMLOD_CUDA_CHECK(cudaHostAlloc(&pinned, sizeof(Control), cudaHostAllocDefault));
+  control_host_ = PinnedMemory(pinned);
+  cudaStream_t stream = nullptr;
+  SIMLOD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  stream_ = StreamHandle(stream);
+  for (EventHandle* e : {&started_, &uploaded_, &done_}) {
+    cudaEvent_t event = nullptr;
+    SIMLOD_CUDA_CHECK(cudaEventCreate(&event));
+    *e = EventHandle(event);
+  }
+
+  base_ = make_tree_view(arena(), layout_, config, geometry);
+
+  // The empty tree: the root, a leaf at level 0 with no samples.
+  control_ = Control{};
+  control_.node_count = 1;
+  std::memcpy(control_host_.get(), &control_, sizeof(Control));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_control, control_host_.get(), sizeof(Control),
+                                    cudaMemcpyHostToDevice, stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_nodes, &kRootNode, sizeof(kRootNode),
+                                    cudaMemcpyHostToDevice, stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_links, &kRootLink, sizeof(kRootLink),
+                                    cudaMemcpyHostToDevice, stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+}
+
+std::unique_ptr<OctreeBackend> make_cuda_backend(const OctreeConfig& config,
+                                                 const OctreeGeometry& geometry) {
+  return std::make_unique<CudaBackend>(config, geometry);
+}
+
+std::optional<CudaBatchTiming> cuda_batch_timing(const OctreeBackend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  if (cuda == nullptr || !cuda->inserted_any()) return std::nullopt;
+  return cuda->timing();
+}
+
+OctreeStats CudaBackend::stats() const { return tree_stats(control_, layout_, points_); }
+
+NodeSnapshot CudaBackend::snapshot() const {
+  const Control& c = control_;
+  HostTreeCopy copy;
+  copy.nodes.resize(c.node_count);
+  copy.links.resize(c.node_count);
+  copy.chunks.resize(std::uint64_t{c.chunk_top} * layout_.chunk_bytes);
+  cudaStream_t s = stream_.get();
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.nodes.data(), base_.d_nodes,
+                                    copy.nodes.size() * sizeof(DeviceNode), cudaMemcpyDeviceToHost,
+                                    s));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.links.data(), base_.d_links,
+                                    copy.links.size() * sizeof(NodeLink), cudaMemcpyDeviceToHost,
+                                    s));
+  if (!copy.chunks.empty()) {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.chunks.data(), base_.d_chunks, copy.chunks.size(),
+                                      cudaMemcpyDeviceToHost, s));
+  }
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes);
+}
+
+}  // namespace simlod::detail

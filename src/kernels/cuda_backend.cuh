@@ -1,0 +1,60 @@
+// The CUDA octree backend: SimLOD's incremental update (core/octree_backend.hpp) on the GPU.
+//
+// Owns one device allocation (the arena, kernels/arena_layout.hpp) holding the tree, the
+// chunk pool and the batch buffers, a pinned staging buffer for uploads, a stream and events.
+// A batch runs as:
+//   upload (pinned staging, async copies)
+//   round 1: count -> plan -> [sync] capacity check (CapacityError: nothing changed)
+//   if leaves split: split, then rounds { next -> count -> split } queued 4 at a time,
+//     [sync] until a round split nothing (queued rounds after it do nothing)
+//   sample -> allocate -> insert (+ retire chunks) -> [sync] read the counters back
+// The order lives in kernels/batch_driver.hpp, the passes in kernels/*_pass.cu (per-thread
+// bodies in kernels/pass_bodies.hpp), the capacity bound in kernels/capacity.hpp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "core/octree_backend.hpp"
+#include "kernels/arena_layout.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda_resources.cuh"
+#include "kernels/tree_view.hpp"
+
+namespace simlod::detail {
+
+class CudaBackend final : public OctreeBackend {
+ public:
+  /// Reserves the arena and initialises an empty tree (the root leaf). Throws CapacityError
+  /// when the reserve cannot be had or cannot hold the fixed tables, CudaError otherwise.
+  CudaBackend(const OctreeConfig& config, const OctreeGeometry& geometry);
+
+  [[nodiscard]] Backend kind() const override { return Backend::Cuda; }
+  void insert_batch(std::span<const Point> batch, UpdateStats& stats) override;
+  /// From counters read back after the last batch; does not touch the device.
+  [[nodiscard]] OctreeStats stats() const override;
+  /// Copies node tables and chunks to the host (synchronous).
+  [[nodiscard]] NodeSnapshot snapshot() const override;
+
+  [[nodiscard]] const CudaBatchTiming& timing() const { return timing_; }
+  [[nodiscard]] bool inserted_any() const { return points_ > 0; }
+
+ private:
+  void upload(std::span<const Point> batch);
+  [[nodiscard]] std::byte* arena() const { return static_cast<std::byte*>(arena_.get()); }
+
+  OctreeConfig config_;
+  OctreeGeometry geometry_;
+  ArenaLayout layout_;
+  DeviceMemory arena_;
+  PinnedMemory staging_;       ///< max_batch Points
+  PinnedMemory control_host_;  ///< one Control, target of read_control()
+  StreamHandle stream_;
+  EventHandle started_, uploaded_, done_;
+  TreeView base_;             ///< pointers and parameters; per-batch fields are filled in
+  Control control_{};         ///< counters after the last completed batch
+  std::uint64_t points_ = 0;  ///< points inserted
+  CudaBatchTiming timing_;
+};
+
+}  // namespace simlod::detail

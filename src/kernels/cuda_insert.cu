@@ -1,0 +1,101 @@
+// CUDA backend: one batch, from the upload to the counters read back (order in
+// cuda_backend.cuh; the passes run through kernels/batch_driver.hpp).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/batch_driver.hpp"
+#include "kernels/cuda_backend.cuh"
+#include "kernels/cuda_check.hpp"
+#include "kernels/passes.hpp"
+#include "kernels/tuning.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0.0f;
+  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return ms;
+}
+
+/// The executor of batch_driver.hpp on the backend's stream.
+class CudaExec {
+ public:
+  CudaExec(std::byte* arena, const TreeView& base, cudaStream_t stream, Control* host_control)
+      : arena_(arena), base_(base), stream_(stream), host_control_(host_control) {}
+
+  std::byte* arena() const { return arena_; }
+  void reset_batch(std::uint32_t node_count) {
+    zero_control(kControlBatchBegin);
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(base_.d_new, 0, std::size_t{node_count} * 4, stream_));
+  }
+  void count(const TreeView& v) { launch_count(v, stream_); }
+  void plan(const TreeView& v, std::uint32_t bound) { launch_plan(v, bound, stream_); }
+  void split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound) {
+    launch_split(v, list_bound, split_bound, stream_);
+  }
+  void next_round(const TreeView& v) { launch_next_round(v, stream_); }
+  void sample(const TreeView& v) { launch_sample(v, stream_); }
+  void allocate(const TreeView& v, std::uint32_t bound) { launch_allocate(v, bound, stream_); }
+  void insert(const TreeView& v) { launch_insert(v, stream_); }
+  Control read_control() {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host_control_, base_.d_control, sizeof(Control),
+                                      cudaMemcpyDeviceToHost, stream_));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return *host_control_;
+  }
+
+ private:
+  void zero_control(std::size_t from) {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<std::byte*>(base_.d_control) + from, 0,
+                                      sizeof(Control) - from, stream_));
+  }
+
+  std::byte* arena_;
+  const TreeView& base_;
+  cudaStream_t stream_;
+  Control* host_control_;
+};
+
+}  // namespace
+
+void CudaBackend::upload(std::span<const Point> batch) {
+  // The previous batch ended with a synchronisation, so the staging buffer is free.
+  auto* staging = static_cast<Point*>(staging_.get());
+  for (std::size_t at = 0; at < batch.size(); at += kUploadPiecePoints) {
+    const std::size_t n = std::min(kUploadPiecePoints, batch.size() - at);
+    std::memcpy(staging + at, batch.data() + at, n * sizeof(Point));
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_batch + at, staging + at, n * sizeof(Point),
+                                      cudaMemcpyHostToDevice, stream_.get()));
+  }
+}
+
+void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats) {
+  if (batch.empty()) return;
+  if (batch.size() > layout_.max_batch) {
+    throw InvalidInput("a batch of " + std::to_string(batch.size()) +
+                       " points exceeds max_batch_points = " + std::to_string(layout_.max_batch));
+  }
+  const auto n = static_cast<std::uint32_t>(batch.size());
+  cudaStream_t s = stream_.get();
+  SIMLOD_CUDA_CHECK(cudaEventRecord(started_.get(), s));
+  upload(batch);
+  SIMLOD_CUDA_CHECK(cudaEventRecord(uploaded_.get(), s));
+  CudaExec exec(arena(), base_, s, static_cast<Control*>(control_host_.get()));
+  stats.split_rounds = run_batch(exec, base_, layout_, control_.node_count, n);
+  SIMLOD_CUDA_CHECK(cudaEventRecord(done_.get(), s));
+  const Control after = exec.read_control();
+  if (after.overflow != 0) {
+    throw Error("internal error: a batch of " + std::to_string(n) +
+                " points exceeded the memory bound computed for it (overflow bits " +
+                std::to_string(after.overflow) + "); the octree is no longer consistent");
+  }
+  control_ = after;
+  points_ += n;
+  timing_.upload_ms = elapsed_ms(started_.get(), uploaded_.get());
+  timing_.update_ms = elapsed_ms(uploaded_.get(), done_.get());
+}
+
+}  // namespace simlod::detail

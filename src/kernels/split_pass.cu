@@ -1,0 +1,48 @@
+// Expand, splitting: two launches per round. The decision pass has a thread per listed leaf
+// (kernels/pass_bodies.hpp, split_decide); the execution pass a block per recorded split, so
+// that zeroing a 256 KiB grid and copying up to 50k points of a leaf run in parallel. Plus the
+// one-thread step between rounds that ends the expansion when a round split nothing.
+#include "kernels/cuda_check.hpp"
+#include "kernels/pass_bodies.hpp"
+#include "kernels/passes.hpp"
+#include "kernels/tuning.hpp"
+
+namespace simlod::detail {
+namespace {
+
+__global__ void __launch_bounds__(kListBlock) split_decide_kernel(TreeView v) {
+  if (!expanding(v)) return;  // a queued round after the expansion ended
+  const std::uint32_t listed = v.d_control->touched;
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < listed;
+       i += gridDim.x * blockDim.x) {
+    split_decide(v, i);
+  }
+}
+
+__global__ void __launch_bounds__(kSplitBlock) split_execute_kernel(TreeView v) {
+  if (!expanding(v)) return;
+  const std::uint32_t splits = min(v.d_control->round_splits, v.split_limit);
+  for (std::uint32_t s = blockIdx.x; s < splits; s += gridDim.x) {
+    split_execute(v, v.d_splits[s], threadIdx.x, blockDim.x);
+  }
+}
+
+__global__ void next_round_kernel(TreeView v) { next_round(v); }
+
+}  // namespace
+
+void launch_next_round(const TreeView& v, cudaStream_t stream) {
+  next_round_kernel<<<1, 1, 0, stream>>>(v);
+  SIMLOD_CUDA_CHECK_LAUNCH("next_round_kernel");
+}
+
+void launch_split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound,
+                  cudaStream_t stream) {
+  split_decide_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0,
+                        stream>>>(v);
+  SIMLOD_CUDA_CHECK_LAUNCH("split_decide_kernel");
+  split_execute_kernel<<<blocks_for(split_bound, 1, kMaxSplitBlocks), kSplitBlock, 0, stream>>>(v);
+  SIMLOD_CUDA_CHECK_LAUNCH("split_execute_kernel");
+}
+
+}  // namespace simlod::detail

@@ -1,0 +1,61 @@
+// Tuning constants of the CUDA octree backend, in one place. The algorithm's own parameters
+// (SimLOD: 50k points per leaf, 128^3 voxel grid, chunks of 1000 samples, batches of 1M points)
+// are OctreeConfig defaults; these only shape how the GPU executes it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace simlod::detail {
+
+/// Threads per block of the per-point passes (count, sample, insert). 256 gives 8 resident
+/// blocks per SM at full occupancy on sm_75..sm_90 and keeps tail blocks small; the passes
+/// use no shared memory, so nothing else bounds it.
+inline constexpr int kPointBlock = 256;
+
+/// Threads per block of the passes over node lists (plan, split decisions, allocate). The plan
+/// pass reduces in shared memory (cub::BlockReduce), 256 threads = 8 warps of partial sums.
+inline constexpr int kListBlock = 256;
+
+/// Threads per block that execute one split (zero a 256 KiB grid, copy up to 50k points of the
+/// leaf's chunk list to the spill buffer): 256 threads write 4 KiB per step with 16-byte
+/// stores, and one block per split lets splits run side by side.
+inline constexpr int kSplitBlock = 256;
+
+/// Voxel records a sampling block stages in shared memory (16 B each, 8 KiB) before it
+/// reserves their backlog range with one atomic: a single global counter for every voxel
+/// would serialise 10^5..10^6 atomics per batch on one L2 slice (~1-2 G/s for one address).
+/// Steady-state batches emit well under one voxel per point (256 per block); a full stage
+/// falls back to per-warp appends.
+inline constexpr unsigned kSampleStage = 512;
+
+/// Upper bound on blocks of the grid-stride passes whose length lives on the device (lists
+/// built by an earlier pass). 132 SMs x 8 resident blocks covers an H100 once.
+inline constexpr int kMaxListBlocks = 1056;
+
+/// Upper bound on blocks executing splits in one round. SimLOD batches split tens of leaves
+/// per round; a few hundred blocks saturate the copy while keeping launch cost flat.
+inline constexpr int kMaxSplitBlocks = 512;
+
+/// Expand rounds queued after round 1 before the host looks whether splitting has ended.
+/// Rounds after the one that split nothing return at once (a few microseconds of launches),
+/// while each look costs a host round trip (~15-20 us of idle GPU). SimLOD batches mostly
+/// need 2-5 rounds while the tree grows, 1-2 later.
+inline constexpr int kSpeculativeRounds = 4;
+
+/// Points per host-to-device piece of the upload: the host copies piece k+1 into pinned
+/// memory while the DMA engine moves piece k. 2^17 points = 2 MiB, large enough that each
+/// copy runs near the 55 GB/s pinned rate, small enough that the overlap hides most of it.
+inline constexpr std::size_t kUploadPiecePoints = std::size_t{1} << 17;
+
+/// Largest share of the arena given to the node table (records, links, per-node scratch).
+/// The table is sized so that the occupancy grids run out first (a 128^3 grid costs 256 KiB
+/// per 8 nodes of 56 bytes: 0.2% of the arena); the cap only matters for tiny grids, where
+/// nodes would otherwise take nearly all memory.
+inline constexpr double kMaxNodeTableShare = 0.125;
+
+/// Alignment of every arena region (bytes): whole 128-byte cache lines plus room for
+/// 16-byte vector loads and stores, and cudaMalloc's own guarantee.
+inline constexpr std::uint64_t kArenaAlign = 256;
+
+}  // namespace simlod::detail

@@ -1,0 +1,52 @@
+// Warp-aggregated atomics: one atomic per warp instead of one per thread where many threads
+// bump the same counter (list appends, chunk ordinals) or the same node (Morton-ordered
+// points of one leaf).
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+namespace simlod::detail {
+
+__device__ inline std::uint32_t lane_id() { return threadIdx.x & 31u; }
+
+/// Returns a distinct index from `*counter` for each calling thread, with one atomic per group
+/// of converged threads. May be called from divergent code.
+__device__ inline std::uint32_t append_index(std::uint32_t* counter) {
+  namespace cg = cooperative_groups;
+  const cg::coalesced_group g = cg::coalesced_threads();
+  std::uint32_t base = 0;
+  if (g.thread_rank() == 0) base = atomicAdd(counter, static_cast<std::uint32_t>(g.num_threads()));
+  return g.shfl(base, 0) + static_cast<std::uint32_t>(g.thread_rank());
+}
+
+/// Exclusive prefix sum of `value` over the full warp; `total` receives the warp's sum.
+/// All 32 lanes must call it.
+__device__ inline std::uint32_t warp_exclusive_sum(std::uint32_t value, std::uint32_t& total) {
+  std::uint32_t inclusive = value;
+  for (int d = 1; d < 32; d *= 2) {
+    const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+    if (static_cast<int>(lane_id()) >= d) inclusive += other;
+  }
+  total = __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  return inclusive - value;
+}
+
+/// Reserves `value` entries of `*counter` per lane with one atomic per warp; returns the
+/// lane's first entry. All 32 lanes must call it (lanes without work pass 0).
+__device__ inline std::uint32_t warp_reserve(std::uint32_t* counter, std::uint32_t value) {
+  std::uint32_t total = 0;
+  const std::uint32_t offset = warp_exclusive_sum(value, total);
+  std::uint32_t base = 0;
+  if (lane_id() == 0 && total > 0) base = atomicAdd(counter, total);
+  return __shfl_sync(0xFFFFFFFFu, base, 0) + offset;
+}
+
+/// Sum of a 64-bit value over the full warp, valid in lane 0. All 32 lanes must call it.
+__device__ inline unsigned long long warp_sum(unsigned long long value) {
+  for (int d = 16; d > 0; d /= 2) value += __shfl_down_sync(0xFFFFFFFFu, value, d);
+  return value;
+}
+
+}  // namespace simlod::detail

@@ -1,0 +1,80 @@
+// Helpers for the octree tests: synthetic scenes shifted into octree coordinates, small
+// configurations that give deep trees quickly, and building a tree batch by batch.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "simlod/octree.hpp"
+#include "simlod/synth.hpp"
+
+namespace simlod::test {
+
+/// Points in octree coordinates together with the bounds to create the octree with.
+struct Scene {
+  Bounds bounds;  ///< file coordinates; cube().min is bounds.min
+  std::vector<Point> points;
+};
+
+/// Shifts points so that the minimum corner of their bounds becomes the origin.
+inline Scene to_octree_coordinates(std::vector<Point> points) {
+  Bounds b;
+  for (const Point& p : points) b.expand(p.x, p.y, p.z);
+  if (b.empty()) b.expand(0.0, 0.0, 0.0);
+  for (Point& p : points) {
+    p.x = static_cast<float>(p.x - b.min[0]);
+    p.y = static_cast<float>(p.y - b.min[1]);
+    p.z = static_cast<float>(p.z - b.min[2]);
+  }
+  return {b, std::move(points)};
+}
+
+/// A synthetic scene of `n` points (cached: tests reuse scenes).
+inline const Scene& synth_scene(std::uint64_t n, synth::Order order, std::uint64_t seed = 1) {
+  static std::map<std::tuple<std::uint64_t, int, std::uint64_t>, Scene> cache;
+  const auto key = std::make_tuple(n, static_cast<int>(order), seed);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    synth::Generator gen({.points = n, .seed = seed, .order = order});
+    std::vector<Point> points(n);
+    std::size_t got = 0;
+    while (got < n) got += gen.next(std::span(points).subspan(got));
+    it = cache.emplace(key, to_octree_coordinates(std::move(points))).first;
+  }
+  return it->second;
+}
+
+/// CPU configuration that makes deep trees from few points.
+inline OctreeConfig small_config(std::uint32_t leaf = 2000, std::uint32_t grid = 32,
+                                 std::uint32_t chunk = 500) {
+  OctreeConfig c;
+  c.backend = Backend::Cpu;
+  c.max_points_per_leaf = leaf;
+  c.voxel_grid = grid;
+  c.chunk_capacity = chunk;
+  return c;
+}
+
+/// Inserts `points` in batches of `batch`, calling update() after every `per_update` batches.
+inline void insert_all(Octree& tree, std::span<const Point> points, std::size_t batch,
+                       std::size_t per_update = 1) {
+  std::size_t queued = 0;
+  for (std::size_t i = 0; i < points.size(); i += batch) {
+    tree.insert(points.subspan(i, std::min(batch, points.size() - i)));
+    if (++queued % per_update == 0) tree.update();
+  }
+  tree.update();
+}
+
+inline Octree build(const Bounds& bounds, const OctreeConfig& config, std::span<const Point> points,
+                    std::size_t batch) {
+  Octree tree = Octree::create(bounds, config);
+  insert_all(tree, points, batch);
+  return tree;
+}
+
+}  // namespace simlod::test

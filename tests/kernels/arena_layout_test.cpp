@@ -1,0 +1,94 @@
+// Arena layout of the CUDA backend (host arithmetic, no device needed).
+#include "kernels/arena_layout.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/octree_impl.hpp"
+#include "kernels/device_layout.hpp"
+#include "kernels/tuning.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+Bounds unit_cube() {
+  Bounds b;
+  b.expand(0, 0, 0);
+  b.expand(1, 1, 1);
+  return b;
+}
+
+TEST(ArenaLayout, SizesOfChunksAndGrids) {
+  EXPECT_EQ(chunk_bytes_for(1000), 16'016u);
+  EXPECT_EQ(chunk_bytes_for(1), 32u);
+  EXPECT_EQ(grid_bytes_for(7), 262'144u);  // 128^3 bits
+  EXPECT_EQ(grid_bytes_for(4), 512u);
+  EXPECT_EQ(grid_bytes_for(2), 16u);  // 64 bits, rounded up to a 16-byte store
+  EXPECT_EQ(grid_bytes_for(1), 16u);
+}
+
+TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
+  const OctreeConfig c;
+  const ArenaLayout a = plan_arena(std::uint64_t{64} << 30, c, make_geometry(unit_cube(), c));
+  struct Region {
+    std::uint64_t at, bytes;
+  };
+  const std::uint64_t n = a.max_nodes;
+  const std::vector<Region> regions{{0, sizeof(Control)},
+                                    {a.nodes, n * sizeof(DeviceNode)},
+                                    {a.links, n * sizeof(NodeLink)},
+                                    {a.new_counts, n * 4},
+                                    {a.ordinal_base, n * 4},
+                                    {a.old_tail, n * 4},
+                                    {a.touched, std::uint64_t{a.max_touched} * 4},
+                                    {a.splits, std::uint64_t{a.max_splits} * sizeof(SplitEntry)},
+                                    {a.pool, std::uint64_t{a.max_chunks} * 4},
+                                    {a.batch, std::uint64_t{a.max_batch} * 16},
+                                    {a.batch_slots, std::uint64_t{a.max_batch} * 8},
+                                    {a.dynamic_begin, 0}};
+  for (std::size_t i = 1; i < regions.size(); ++i) {
+    EXPECT_EQ(regions[i].at % kArenaAlign, 0u) << "region " << i;
+    EXPECT_GE(regions[i].at, regions[i - 1].at + regions[i - 1].bytes) << "region " << i;
+  }
+  EXPECT_EQ(a.dynamic_end % kArenaAlign, 0u);
+  EXPECT_LE(a.dynamic_end, a.total_bytes);
+  EXPECT_EQ(a.max_batch, c.max_batch_points);
+  EXPECT_EQ((a.max_nodes - 1) % 8, 0u) << "the root plus whole splits";
+  EXPECT_EQ(a.max_splits, (a.max_nodes - 1) / 8);
+  EXPECT_EQ(a.max_touched, a.max_nodes + a.max_splits) << "a split leaf may be listed twice";
+  // The node table never runs out before the grids do at 128^3.
+  EXPECT_GE(std::uint64_t{a.max_splits} * a.grid_bytes, a.dynamic_end - a.dynamic_begin);
+  // Fixed tables: batch buffers (24 MiB) plus well under 1% for the rest.
+  EXPECT_LT(a.fixed_bytes(), (std::uint64_t{25} << 20) + a.total_bytes / 100);
+}
+
+TEST(ArenaLayout, TinyGridsCapTheNodeTable) {
+  OctreeConfig c;
+  c.voxel_grid = 2;
+  const std::uint64_t total = std::uint64_t{1} << 30;
+  const ArenaLayout a = plan_arena(total, c, make_geometry(unit_cube(), c));
+  EXPECT_LE(std::uint64_t{a.max_nodes} * kNodeTableBytes,
+            static_cast<std::uint64_t>(kMaxNodeTableShare * static_cast<double>(total)));
+  EXPECT_LT(a.dynamic_begin, a.dynamic_end);
+}
+
+TEST(ArenaLayout, TooSmallForTheTablesIsACapacityError) {
+  const OctreeConfig c;
+  try {
+    (void)plan_arena(std::uint64_t{16} << 20, c, make_geometry(unit_cube(), c));
+    FAIL() << "expected CapacityError";
+  } catch (const CapacityError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("16777216 bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("max_batch_points"), std::string::npos) << what;
+  }
+  OctreeConfig small = c;
+  small.max_batch_points = 1000;
+  EXPECT_NO_THROW((void)plan_arena(std::uint64_t{16} << 20, small, make_geometry(unit_cube(), c)));
+}
+
+}  // namespace
+}  // namespace simlod::detail

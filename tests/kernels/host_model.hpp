@@ -1,0 +1,131 @@
+// A sequential host model of the CUDA backend: the same arena layout, the same per-thread pass
+// bodies (kernels/pass_bodies.hpp) and the same batch driver (kernels/batch_driver.hpp), with
+// plain loops where the device runs kernels. It checks the backend's bookkeeping (ids, limits,
+// chunk lists, pool ordinals, spill and backlog addressing, the capacity check) without a GPU;
+// what it cannot check is the parallel skeleton of the kernels (warp aggregation, grid-stride
+// loops, a block per split), which the GPU tests cover.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <span>
+
+#include "kernels/arena_layout.hpp"
+#include "kernels/batch_driver.hpp"
+#include "kernels/host_tree.hpp"
+#include "kernels/pass_bodies.hpp"
+
+namespace simlod::detail {
+
+class HostModel {
+ public:
+  HostModel(const OctreeConfig& config, const OctreeGeometry& geometry, std::uint64_t bytes)
+      : config_(config),
+        geometry_(geometry),
+        layout_(plan_arena(bytes, config, geometry)),
+        arena_(new uint4[layout_.total_bytes / sizeof(uint4)]) {
+    // Device memory starts with whatever was there: fill with garbage, not zeros.
+    std::memset(arena_bytes(), 0xCD, layout_.total_bytes / sizeof(uint4) * sizeof(uint4));
+    base_ = make_tree_view(arena_bytes(), layout_, config, geometry);
+    const TreeView& v = base_;
+    *v.d_control = Control{};
+    v.d_control->node_count = 1;
+    v.d_nodes[0] = kRootNode;
+    v.d_links[0] = kRootLink;
+  }
+
+  /// Inserts a batch; returns the expand rounds. Throws CapacityError like the backend.
+  std::uint32_t insert_batch(std::span<const Point> batch) {
+    std::memcpy(base_.d_batch, batch.data(), batch.size() * sizeof(Point));
+    Exec exec{arena_bytes(), base_};
+    const std::uint32_t rounds = run_batch(exec, base_, layout_, control().node_count,
+                                           static_cast<std::uint32_t>(batch.size()));
+    points_ += batch.size();
+    return rounds;
+  }
+
+  [[nodiscard]] const Control& control() const { return *base_.d_control; }
+  [[nodiscard]] OctreeStats stats() const { return tree_stats(control(), layout_, points_); }
+
+  [[nodiscard]] NodeSnapshot snapshot() const {
+    const Control& c = control();
+    HostTreeCopy copy;
+    copy.nodes.assign(base_.d_nodes, base_.d_nodes + c.node_count);
+    copy.links.assign(base_.d_links, base_.d_links + c.node_count);
+    copy.chunks.assign(base_.d_chunks,
+                       base_.d_chunks + std::uint64_t{c.chunk_top} * layout_.chunk_bytes);
+    return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes);
+  }
+
+ private:
+  // The executor of batch_driver.hpp: each pass as a loop over its threads, in order.
+  struct Exec {
+    std::byte* base;
+    const TreeView& v0;
+
+    std::byte* arena() const { return base; }
+    Control& c() const { return *v0.d_control; }
+    void reset_batch(std::uint32_t node_count) {
+      std::memset(reinterpret_cast<std::byte*>(&c()) + kControlBatchBegin, 0,
+                  sizeof(Control) - kControlBatchBegin);
+      std::memset(v0.d_new, 0, std::size_t{node_count} * 4);
+    }
+    void next_round(const TreeView& v) { detail::next_round(v); }
+    void count(const TreeView& v) {
+      if (!expanding(v)) return;
+      for (std::uint32_t i = 0; i < v.points(); ++i) {
+        std::uint32_t leaf = kNil;
+        if (!count_walk(v, i, leaf)) continue;
+        const std::uint32_t slot = v.d_new[leaf]++;
+        *v.slot_of(i) = uint2{leaf, slot};
+        if (slot == 0) v.list_node(c().touched++, leaf);
+      }
+    }
+    void plan(const TreeView& v, std::uint32_t) {
+      for (std::uint32_t i = 0; i < c().touched; ++i) {
+        const DeviceNode& n = v.d_nodes[v.d_touched[i]];
+        plan_leaf(c().plan, v.params, n.level, n.count, n.chunks, v.d_new[v.d_touched[i]]);
+      }
+    }
+    void split(const TreeView& v, std::uint32_t, std::uint32_t) {
+      if (!expanding(v)) return;
+      const std::uint32_t listed = c().touched;
+      for (std::uint32_t i = 0; i < listed; ++i) split_decide(v, i);
+      const std::uint32_t splits = std::min(c().round_splits, v.split_limit);
+      for (std::uint32_t s = 0; s < splits; ++s) split_execute(v, v.d_splits[s], 0, 1);
+    }
+    void sample(const TreeView& v) {
+      for (std::uint32_t i = 0; i < v.points(); ++i) sample_point(v, i, BacklogSink{});
+    }
+    void allocate(const TreeView& v, std::uint32_t) {
+      const std::uint32_t listed = c().touched, pool = c().pool_size, top = c().chunk_top;
+      for (std::uint32_t i = 0; i < listed; ++i) {
+        const std::uint32_t id = v.d_touched[i];
+        if (id == kNil) continue;  // a leaf that split
+        const std::uint32_t need = chunks_needed(v, id);
+        const std::uint32_t first = c().ordinals;
+        c().ordinals += need;
+        (v.d_links[id].first_child == kNil ? c().point_chunks : c().voxel_chunks) += need;
+        allocate_node(v, id, first, need, pool, top);
+      }
+    }
+    void insert(const TreeView& v) {
+      const std::uint32_t pool = c().pool_size, top = c().chunk_top;
+      const std::uint32_t total = v.points() + std::min(c().backlog_count, v.backlog_limit);
+      for (std::uint32_t i = 0; i < total; ++i) insert_sample(v, i, pool, top);
+      retire_chunks(v);
+    }
+    Control read_control() const { return c(); }
+  };
+
+  std::byte* arena_bytes() const { return reinterpret_cast<std::byte*>(arena_.get()); }
+
+  OctreeConfig config_;
+  OctreeGeometry geometry_;
+  ArenaLayout layout_;
+  std::unique_ptr<uint4[]> arena_;
+  TreeView base_{};
+  std::uint64_t points_ = 0;
+};
+
+}  // namespace simlod::detail

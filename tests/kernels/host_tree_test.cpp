@@ -1,0 +1,122 @@
+// Snapshots and statistics of the CUDA backend assembled from host copies of the device
+// tables (no device needed: the tables are made by hand here).
+#include "kernels/host_tree.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+constexpr std::uint32_t kCap = 2;
+const std::uint64_t kChunkBytes = chunk_bytes_for(kCap);
+
+struct FakeTree {
+  HostTreeCopy copy;
+
+  explicit FakeTree(std::uint32_t chunks) { copy.chunks.resize(chunks * kChunkBytes); }
+
+  void put(std::uint32_t chunk, std::uint32_t slot, const Point& p) {
+    std::memcpy(copy.chunks.data() + chunk * kChunkBytes + slot * sizeof(Point), &p, sizeof(p));
+  }
+  void link(std::uint32_t chunk, std::uint32_t next) {
+    std::memcpy(copy.chunks.data() + chunk * kChunkBytes + kCap * sizeof(Point), &next, 4);
+  }
+};
+
+/// Root (inner, 3 voxels in chunks 0 -> 1) with 8 leaf children; child 1 holds 5 points in
+/// chunks 4 -> 2 -> 3, the others are empty.
+FakeTree make_tree() {
+  FakeTree t(5);
+  t.copy.nodes.push_back(DeviceNode{0, 0, 0, 0, 3, 2, 0, 1});
+  t.copy.links.push_back(NodeLink{1, 0});
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    DeviceNode child{k & 1u, (k >> 1) & 1u, k >> 2, 1, 0, 0, kNil, kNil};
+    if (k == 1) child = DeviceNode{1, 0, 0, 1, 5, 3, 4, 3};
+    t.copy.nodes.push_back(child);
+    t.copy.links.push_back(NodeLink{kNil, kNil});
+  }
+  for (std::uint32_t i = 0; i < 3; ++i) t.put(i / 2, i % 2, Point{0.5f, 0.5f, float(i), i});
+  t.link(0, 1);
+  t.link(1, kNil);
+  const std::uint32_t order[] = {4, 2, 3};
+  for (std::uint32_t i = 0; i < 5; ++i)
+    t.put(order[i / 2], i % 2, Point{6.0f, 1.0f, 1.0f, 100 + i});
+  t.link(4, 2);
+  t.link(2, 3);
+  t.link(3, kNil);
+  return t;
+}
+
+OctreeGeometry geometry() {
+  Bounds b;
+  b.expand(0, 0, 0);
+  b.expand(8, 8, 8);
+  return make_geometry(b, OctreeConfig{});
+}
+
+TEST(HostTree, SnapshotFollowsTheChunkLists) {
+  const FakeTree t = make_tree();
+  const NodeSnapshot s = build_snapshot(t.copy, geometry(), kCap, kChunkBytes);
+  ASSERT_EQ(s.nodes.size(), 9u);
+  EXPECT_FALSE(s.nodes[0].leaf);
+  for (std::int32_t k = 0; k < 8; ++k) EXPECT_EQ(s.nodes[0].children[k], k + 1);
+  ASSERT_EQ(s.nodes[0].voxels.size(), 3u);
+  for (std::uint32_t i = 0; i < 3; ++i) EXPECT_EQ(s.nodes[0].voxels[i].rgba, i);
+  const auto& leaf = s.nodes[2];
+  EXPECT_TRUE(leaf.leaf);
+  EXPECT_EQ(leaf.level, 1u);
+  EXPECT_EQ(leaf.position, (std::array<std::uint32_t, 3>{1, 0, 0}));
+  EXPECT_EQ(leaf.bounds.min[0], 4.0);
+  EXPECT_EQ(leaf.bounds.max[0], 8.0);
+  ASSERT_EQ(leaf.points.size(), 5u);
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(leaf.points[i].rgba, 100 + i);
+  EXPECT_TRUE(s.nodes[3].points.empty());
+}
+
+TEST(HostTree, InconsistentCopiesAreReported) {
+  FakeTree bad_count = make_tree();
+  bad_count.copy.nodes[2].chunks = 2;  // 5 points need 3 chunks of 2
+  EXPECT_THROW((void)build_snapshot(bad_count.copy, geometry(), kCap, kChunkBytes), Error);
+  FakeTree bad_link = make_tree();
+  bad_link.link(2, 77);
+  EXPECT_THROW((void)build_snapshot(bad_link.copy, geometry(), kCap, kChunkBytes), Error);
+  FakeTree bad_tail = make_tree();
+  bad_tail.copy.nodes[2].tail = 2;
+  EXPECT_THROW((void)build_snapshot(bad_tail.copy, geometry(), kCap, kChunkBytes), Error);
+}
+
+TEST(HostTree, StatsFromTheCounters) {
+  ArenaLayout layout;
+  layout.total_bytes = 1 << 20;
+  layout.chunk_bytes = kChunkBytes;
+  layout.grid_bytes = 512;
+  layout.dynamic_begin = 4096;
+  layout.dynamic_end = 1 << 20;
+  Control c{};
+  c.node_count = 17;
+  c.grid_count = 2;
+  c.chunk_top = 10;
+  c.pool_size = 3;
+  c.depth = 2;
+  c.voxels = 40;
+  c.point_chunks = 5;
+  c.voxel_chunks = 2;
+  const OctreeStats s = tree_stats(c, layout, 123);
+  EXPECT_EQ(s.nodes, 17u);
+  EXPECT_EQ(s.inner_nodes, 2u);
+  EXPECT_EQ(s.leaves, 15u);
+  EXPECT_EQ(s.points, 123u);
+  EXPECT_EQ(s.chunks_used + s.chunks_pooled, s.chunks_allocated);
+  EXPECT_EQ(s.bytes_points, 5 * kCap * sizeof(Point));
+  EXPECT_EQ(s.bytes_grids, 2u * 512);
+  EXPECT_EQ(s.bytes_free, (1u << 20) - 2 * 512 - 4096 - 10 * kChunkBytes + 3 * kChunkBytes);
+}
+
+}  // namespace
+}  // namespace simlod::detail
