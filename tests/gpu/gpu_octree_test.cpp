@@ -61,7 +61,9 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuCase{10'000'000, O::Scan, 1'000'000, paper(), "paper"},
                       GpuCase{10'000'000, O::Morton, 1'000'000, paper(), "paper"},
                       GpuCase{10'000'000, O::Scan, 1'000'000, deep(), "deep"},
-                      GpuCase{10'000'000, O::Morton, 100'000, deep(), "deep"}),
+                      GpuCase{10'000'000, O::Morton, 100'000, deep(), "deep"},
+                      GpuCase{100'000'000, O::Scan, 1'000'000, paper(), "paper"},
+                      GpuCase{100'000'000, O::Morton, 1'000'000, paper(), "paper"}),
     [](const auto& info) {
       const GpuCase& c = info.param;
       return std::string(c.order == O::Scan ? "Scan" : "Morton") + "_" + std::to_string(c.points) +
