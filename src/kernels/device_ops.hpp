@@ -64,6 +64,16 @@ SIMLOD_HD std::uint32_t append_slot(std::uint32_t* counter) {
 #endif
 }
 
+/// A distinct slot of the per-node counter `counters[node]` (one atomic per group of converged
+/// threads with the same node on the device).
+SIMLOD_HD std::uint32_t node_slot(std::uint32_t* counters, std::uint32_t node) {
+#if defined(__CUDA_ARCH__)
+  return keyed_slot(counters, node);
+#else
+  return counters[node]++;
+#endif
+}
+
 /// Loads of data that no thread writes during the launch (read-only data cache).
 SIMLOD_HD uint4 load_readonly(const uint4* p) {
 #if defined(__CUDA_ARCH__)

@@ -132,7 +132,7 @@ SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink
     std::uint32_t* word = v.grid_words(link.grid) + (cell >> 5);
     const std::uint32_t bit = 1u << (cell & 31u);
     if ((*word & bit) == 0 && (atomic_or(word, bit) & bit) == 0) {
-      const std::uint32_t slot = atomic_add(&v.d_new[node], 1u);
+      const std::uint32_t slot = node_slot(v.d_new, node);
       if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
       sink.put(v, VoxelRecord{node, slot, cell, p.rgba});
     }

@@ -21,6 +21,19 @@ __device__ inline std::uint32_t append_index(std::uint32_t* counter) {
   return g.shfl(base, 0) + static_cast<std::uint32_t>(g.thread_rank());
 }
 
+/// A distinct slot of `counters[key]` for each calling thread, with one atomic per group of
+/// converged threads that share `key` (in Morton order most of a warp samples into one node).
+/// May be called from divergent code.
+__device__ inline std::uint32_t keyed_slot(std::uint32_t* counters, std::uint32_t key) {
+  namespace cg = cooperative_groups;
+  const cg::coalesced_group peers = cg::labeled_partition(cg::coalesced_threads(), key);
+  std::uint32_t base = 0;
+  if (peers.thread_rank() == 0) {
+    base = atomicAdd(counters + key, static_cast<std::uint32_t>(peers.num_threads()));
+  }
+  return peers.shfl(base, 0) + static_cast<std::uint32_t>(peers.thread_rank());
+}
+
 /// Exclusive prefix sum of `value` over the full warp; `total` receives the warp's sum.
 /// All 32 lanes must call it.
 __device__ inline std::uint32_t warp_exclusive_sum(std::uint32_t value, std::uint32_t& total) {
