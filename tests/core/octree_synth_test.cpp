@@ -61,7 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
                       SynthCase{300'000, synth::Order::Scan, 100'000, small_config(5000, 64)},
                       SynthCase{300'000, synth::Order::Morton, 100'000, small_config(1000)},
                       SynthCase{1'000'000, synth::Order::Scan, 1'000'000, small_config(5000)},
-                      SynthCase{1'000'000, synth::Order::Morton, 1'000'000, default_cpu()}),
+                      SynthCase{1'000'000, synth::Order::Morton, 1'000'000, default_cpu()},
+                      SynthCase{10'000'000, synth::Order::Scan, 1'000'000, default_cpu()}),
     [](const auto& info) {
       const SynthCase& c = info.param;
       return std::string(c.order == synth::Order::Scan ? "Scan" : "Morton") + "_" +
