@@ -64,6 +64,17 @@ SIMLOD_HD std::uint32_t append_slot(std::uint32_t* counter) {
 #endif
 }
 
+/// Sets `bit` in `*word`; true for exactly one caller per bit that was 0 before.
+SIMLOD_HD bool set_bit_once(std::uint32_t* word, std::uint32_t bit) {
+#if defined(__CUDA_ARCH__)
+  return set_bit_once_device(word, bit);
+#else
+  const bool was_clear = (*word & bit) == 0;
+  *word |= bit;
+  return was_clear;
+#endif
+}
+
 /// A distinct slot of the per-node counter `counters[node]` (one atomic per group of converged
 /// threads with the same node on the device).
 SIMLOD_HD std::uint32_t node_slot(std::uint32_t* counters, std::uint32_t node) {

@@ -117,7 +117,8 @@ struct BacklogSink {
 /// Sample one point: in every inner node on its walk, make sure its cell bit is set. A plain
 /// load first: near the root nearly every cell is taken, and a cached load is far cheaper than
 /// a contended atomicOr (a stale 0 only costs the atomic; bits never go back to 0). The
-/// thread whose atomicOr sets the bit emits the voxel: the node's next voxel slot (the first
+/// thread that sets the bit (set_bit_once: one atomicOr per word and converged group) emits
+/// the voxel: the node's next voxel slot (the first
 /// lists the node), and a record for the backlog, through `sink` (put(view, record)).
 template <class Sink>
 SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink) {
@@ -131,7 +132,7 @@ SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink
     const std::uint32_t cell = cell_index(q, level, g);
     std::uint32_t* word = v.grid_words(link.grid) + (cell >> 5);
     const std::uint32_t bit = 1u << (cell & 31u);
-    if ((*word & bit) == 0 && (atomic_or(word, bit) & bit) == 0) {
+    if ((*word & bit) == 0 && set_bit_once(word, bit)) {
       const std::uint32_t slot = node_slot(v.d_new, node);
       if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
       sink.put(v, VoxelRecord{node, slot, cell, p.rgba});

@@ -34,6 +34,27 @@ __device__ inline std::uint32_t keyed_slot(std::uint32_t* counters, std::uint32_
   return peers.shfl(base, 0) + static_cast<std::uint32_t>(peers.thread_rank());
 }
 
+/// Sets `bit` in `*word`; returns true for exactly one caller per bit that was 0 before.
+/// Converged threads that target the same word OR their bits together and issue one atomicOr
+/// (in Morton order most of a warp samples into the same occupancy word); among threads with
+/// the same bit the lowest lane wins. May be called from divergent code.
+__device__ inline bool set_bit_once_device(std::uint32_t* word, std::uint32_t bit) {
+  const unsigned peers =
+      __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(word));
+#if __CUDA_ARCH__ >= 800
+  const std::uint32_t bits = __reduce_or_sync(peers, bit);
+#else
+  std::uint32_t bits = 0;
+  for (unsigned m = peers; m != 0; m &= m - 1) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
+#endif
+  const int leader = __ffs(peers) - 1;
+  std::uint32_t old = 0;
+  if (static_cast<int>(lane_id()) == leader) old = atomicOr(word, bits);
+  old = __shfl_sync(peers, old, leader);
+  const unsigned same_bit = __match_any_sync(peers, bit);
+  return (old & bit) == 0 && static_cast<int>(lane_id()) == __ffs(same_bit) - 1;
+}
+
 /// Exclusive prefix sum of `value` over the full warp; `total` receives the warp's sum.
 /// All 32 lanes must call it.
 __device__ inline std::uint32_t warp_exclusive_sum(std::uint32_t value, std::uint32_t& total) {
