@@ -39,6 +39,8 @@ class CpuBackend final : public OctreeBackend {
   // Phases (core/cpu_expand.cpp, core/cpu_sample.cpp, core/cpu_commit.cpp).
   std::uint32_t expand(Batch& b);
   void count_round(Batch& b, bool first, std::vector<std::uint32_t>& touched);
+  /// Adds n to a node's pending count for this batch; the first adder lists the node in `list`.
+  void add_pending(std::uint32_t node, std::uint32_t n, std::vector<std::uint32_t>& list);
   void split(Batch& b, std::uint32_t leaf);
   void sample(Batch& b);
   void plan_chunks(Batch& b);

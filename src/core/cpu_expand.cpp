@@ -36,15 +36,18 @@ std::uint32_t CpuBackend::expand(Batch& b) {
   }
 }
 
+void CpuBackend::add_pending(std::uint32_t node, std::uint32_t n,
+                             std::vector<std::uint32_t>& list) {
+  std::atomic_ref<std::uint32_t> pending(scratch_[node].pending);
+  if (pending.fetch_add(n, std::memory_order_relaxed) == 0) list.push_back(node);
+}
+
 void CpuBackend::count_round(Batch& b, bool first, std::vector<std::uint32_t>& touched) {
   auto& per_worker = b.per_worker;
   for (auto& list : per_worker) list.clear();
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned w, std::size_t lo, std::size_t hi) {
     auto& mine = per_worker[w];
-    auto flush = [&](std::uint32_t node, std::uint32_t n) {
-      std::atomic_ref<std::uint32_t> pending(scratch_[node].pending);
-      if (pending.fetch_add(n, std::memory_order_relaxed) == 0) mine.push_back(node);
-    };
+    auto flush = [&](std::uint32_t node, std::uint32_t n) { add_pending(node, n, mine); };
     LocalCounts counts;
     for (std::size_t i = lo; i < hi; ++i) {
       std::uint32_t node = b.node_of[i];

@@ -17,10 +17,7 @@ void CpuBackend::sample(Batch& b) {
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned w, std::size_t lo, std::size_t hi) {
     auto& records = b.voxels[w];
     auto& mine = receivers[w];
-    auto flush = [&](std::uint32_t node, std::uint32_t n) {
-      std::atomic_ref<std::uint32_t> pending(scratch_[node].pending);
-      if (pending.fetch_add(n, std::memory_order_relaxed) == 0) mine.push_back(node);
-    };
+    auto flush = [&](std::uint32_t node, std::uint32_t n) { add_pending(node, n, mine); };
     LocalCounts counts;
     for (std::size_t i = lo; i < hi; ++i) {
       const QuantPoint q = b.q[i];
