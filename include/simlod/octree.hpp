@@ -87,7 +87,8 @@ struct NodeSnapshot {
 
 namespace detail {
 struct OctreeImpl;
-}
+struct OctreeAccess;
+}  // namespace detail
 
 /// Not thread-safe: call one method at a time (the backends use their own threads inside).
 /// A moved-from Octree throws InvalidInput from every method until it is assigned a new one.
@@ -127,6 +128,7 @@ class Octree {
   [[nodiscard]] const OctreeConfig& config() const;
 
  private:
+  friend struct detail::OctreeAccess;  // the renderer reaches the backend (src/core)
   explicit Octree(std::unique_ptr<detail::OctreeImpl> impl);
   /// The state; throws InvalidInput when used after a move.
   [[nodiscard]] detail::OctreeImpl& impl() const;

@@ -32,6 +32,7 @@ class CpuBackend final : public OctreeBackend {
   void insert_batch(std::span<const Point> batch, UpdateStats& stats) override;
   [[nodiscard]] OctreeStats stats() const override;
   [[nodiscard]] NodeSnapshot snapshot() const override;
+  RenderStats render(const RenderJob& job, FramebufferStore& fb) const override;
 
  private:
   struct Batch;  // core/cpu_batch.hpp

@@ -24,8 +24,12 @@
 #include <span>
 
 #include "simlod/octree.hpp"
+#include "simlod/render.hpp"
 
 namespace simlod::detail {
+
+struct RenderJob;         // core/render_job.hpp
+class FramebufferStore;   // core/framebuffer_store.hpp
 
 struct OctreeGeometry {
   Bounds cube;                  ///< file coordinates of the root cube (a cube)
@@ -45,6 +49,8 @@ class OctreeBackend {
   virtual void insert_batch(std::span<const Point> batch, UpdateStats& stats) = 0;
   [[nodiscard]] virtual OctreeStats stats() const = 0;
   [[nodiscard]] virtual NodeSnapshot snapshot() const = 0;
+  /// Clears `fb` (a store of this backend's kind), draws the tree and resolves the image.
+  virtual RenderStats render(const RenderJob& job, FramebufferStore& fb) const = 0;
 };
 
 /// Bounds of the node at `level` and integer `position`, in octree coordinates (relative to

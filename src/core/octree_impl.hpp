@@ -22,6 +22,11 @@ struct OctreeImpl {
   UpdateStats last_update;
 };
 
+/// Reaches the state of an Octree (for rasterize()).
+struct OctreeAccess {
+  static OctreeImpl& impl(const Octree& octree) { return octree.impl(); }
+};
+
 /// Throws InvalidInput naming the first bad setting.
 void validate_config(const OctreeConfig& config);
 

@@ -35,6 +35,8 @@ class CudaBackend final : public OctreeBackend {
   [[nodiscard]] OctreeStats stats() const override;
   /// Copies node tables and chunks to the host (synchronous).
   [[nodiscard]] NodeSnapshot snapshot() const override;
+  /// kernels/cuda_render.cu: selection, splatting and resolve on the framebuffer's stream.
+  RenderStats render(const RenderJob& job, FramebufferStore& fb) const override;
 
   [[nodiscard]] const CudaBatchTiming& timing() const { return timing_; }
   [[nodiscard]] bool inserted_any() const { return points_ > 0; }

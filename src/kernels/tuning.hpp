@@ -59,3 +59,16 @@ inline constexpr double kMaxNodeTableShare = 0.125;
 inline constexpr std::uint64_t kArenaAlign = 256;
 
 }  // namespace simlod::detail
+
+namespace simlod::detail {
+
+/// Renderer: threads per block of the node-selection passes.
+inline constexpr int kSelectBlock = 256;
+/// Renderer: threads per block of the splat passes. A block walks one drawn node's chunk list
+/// at a time (SimLOD), 1000-sample chunks = 4 strided steps of 256 threads per chunk.
+inline constexpr int kSplatBlock = 256;
+/// Renderer: splat blocks per SM. The blocks stride over the drawn-node list (its length is on
+/// the device); 16 x 256 threads keep an SM full while blocks wait on chunk links.
+inline constexpr int kSplatBlocksPerSm = 16;
+
+}  // namespace simlod::detail

@@ -1,0 +1,143 @@
+// Render time (simlod::rasterize) at 1920x1080: a synthetic scene in scan order built into an
+// octree once, drawn from an overview and a close-up camera, with LOD (threshold 128 px, the
+// voxel grid) and brute force (threshold 0: every original point in the frustum), plus the
+// high-quality and eye-dome variants of the overview. CUDA times come from events around the
+// device work; CPU times from the host clock. Each benchmark renders 5 warm-up frames, then
+// kFrames timed frames, and reports the median.
+//
+//   SIMLOD_BENCH_POINTS      points of the CUDA tree (default 100,000,000)
+//   SIMLOD_BENCH_CPU_POINTS  points of the CPU tree (default 10,000,000)
+//
+// Counters: median_ms (select + splat + resolve), select_ms / splat_ms / resolve_ms (medians),
+// max_ms, samples (points + voxels drawn), nodes drawn, Gsamples_per_s = samples / median.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "common/views.hpp"
+#include "simlod/render.hpp"
+#include "simlod/synth.hpp"
+
+namespace {
+
+using simlod::Backend;
+using simlod::Point;
+
+constexpr std::uint32_t kWidth = 1920, kHeight = 1080;
+constexpr int kWarmup = 5, kFrames = 21;
+
+std::uint64_t env_points(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  const std::uint64_t n = std::strtoull(text, nullptr, 10);
+  return n > 0 ? n : fallback;
+}
+
+struct Tree {
+  std::unique_ptr<simlod::Octree> octree;
+  simlod::Bounds box;  ///< the scene in octree coordinates
+};
+
+/// The octree of `n` scan-ordered synthetic points on `backend`, built once.
+Tree& tree(Backend backend, std::uint64_t n) {
+  static std::map<int, Tree> cache;
+  auto it = cache.find(static_cast<int>(backend));
+  if (it != cache.end()) return it->second;
+  simlod::synth::Generator gen({.points = n, .seed = 1});
+  simlod::OctreeConfig config;
+  config.backend = backend;
+  Tree t;
+  t.octree = std::make_unique<simlod::Octree>(simlod::Octree::create(gen.bounds(), config));
+  const auto& lo = t.octree->cube().min;
+  std::vector<Point> batch(1'000'000);
+  for (std::size_t got; (got = gen.next(batch)) > 0;) {
+    for (std::size_t i = 0; i < got; ++i) {
+      batch[i].x = static_cast<float>(batch[i].x - lo[0]);
+      batch[i].y = static_cast<float>(batch[i].y - lo[1]);
+      batch[i].z = static_cast<float>(batch[i].z - lo[2]);
+      t.box.expand(batch[i].x, batch[i].y, batch[i].z);
+    }
+    t.octree->insert(std::span(batch).first(got));
+    t.octree->update();
+  }
+  return cache.emplace(static_cast<int>(backend), std::move(t)).first->second;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Case {
+  const char* view;
+  float threshold;
+  simlod::RenderQuality quality = simlod::RenderQuality::Fast;
+  bool edl = false;
+};
+
+void render(benchmark::State& state, Backend backend, Case c) {
+  if (backend == Backend::Cuda && simlod::cuda_device_count() == 0) {
+    state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
+    return;
+  }
+  const std::uint64_t n = backend == Backend::Cuda
+                              ? env_points("SIMLOD_BENCH_POINTS", 100'000'000)
+                              : env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
+  Tree& t = tree(backend, n);
+  simlod::View view = simlod::examples::named_view(c.view, t.box, kWidth, kHeight);
+  view.lod_threshold = c.threshold;
+  view.quality = c.quality;
+  view.eye_dome_lighting = c.edl;
+  simlod::Framebuffer fb(kWidth, kHeight, backend);
+  for (int i = 0; i < kWarmup; ++i) simlod::rasterize(*t.octree, view, fb);
+  for (auto _ : state) {
+    std::vector<double> total, select, splat, resolve;
+    simlod::RenderStats last;
+    for (int i = 0; i < kFrames; ++i) {
+      last = simlod::rasterize(*t.octree, view, fb);
+      total.push_back(last.total_ms);
+      select.push_back(last.select_ms);
+      splat.push_back(last.splat_ms);
+      resolve.push_back(last.resolve_ms);
+    }
+    const double med = median(total);
+    state.SetIterationTime(med / 1000.0);
+    state.counters["median_ms"] = med;
+    state.counters["max_ms"] = *std::max_element(total.begin(), total.end());
+    state.counters["select_ms"] = median(select);
+    state.counters["splat_ms"] = median(splat);
+    state.counters["resolve_ms"] = median(resolve);
+    state.counters["samples"] = static_cast<double>(last.samples());
+    state.counters["nodes"] = static_cast<double>(last.nodes);
+    state.counters["Gsamples_per_s"] = static_cast<double>(last.samples()) / (med * 1e6);
+    state.counters["tree_points"] = static_cast<double>(n);
+  }
+}
+
+using Q = simlod::RenderQuality;
+
+#define SIMLOD_RENDER_BENCH(backend, name, ...)                                         \
+  BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
+      ->Iterations(1)                                                                   \
+      ->UseManualTime()                                                                 \
+      ->Unit(benchmark::kMillisecond)
+
+SIMLOD_RENDER_BENCH(Cuda, overview_lod, "overview", 128.0f);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute, "overview", 0.0f);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod, "closeup", 128.0f);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute, "closeup", 0.0f);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_hq, "overview", 128.0f, Q::High);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_edl, "overview", 128.0f, Q::Fast, true);
+SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
+SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
+SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);
+SIMLOD_RENDER_BENCH(Cpu, closeup_brute, "closeup", 0.0f);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,40 @@
+// Camera presets of the example programs and benchmarks, for a box in octree coordinates
+// (a scene's bounds minus the octree cube's minimum corner).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+#include "simlod/error.hpp"
+#include "simlod/view.hpp"
+
+namespace simlod::examples {
+
+/// The whole box from above at 45 degrees, from the south-south-west.
+inline View overview_view(const Bounds& box, std::uint32_t width, std::uint32_t height) {
+  return View::overview(box, width, height, 30.0, 45.0);
+}
+
+/// Standing over the middle of the box at 80% of its height, looking north and down at the
+/// centre: near samples fill the picture while the far half of the scene stays in view.
+inline View closeup_view(const Bounds& box, std::uint32_t width, std::uint32_t height) {
+  const auto c = box.center();
+  const auto s = box.size();
+  const double span = std::max({s[0], s[1], 1e-6});
+  const std::array<double, 3> eye{c[0], c[1] - 0.12 * span, box.min[2] + 0.8 * s[2] + 1e-3 * span};
+  const std::array<double, 3> target{c[0], c[1] + 0.05 * span, box.min[2] + 0.2 * s[2]};
+  return View::look_at(eye, target, {0.0, 0.0, 1.0}, 60.0, width, height, 1e-4 * span,
+                       3.0 * span);
+}
+
+/// "overview" or "closeup"; throws InvalidInput for other names.
+inline View named_view(std::string_view name, const Bounds& box, std::uint32_t width,
+                       std::uint32_t height) {
+  if (name == "overview") return overview_view(box, width, height);
+  if (name == "closeup") return closeup_view(box, width, height);
+  throw InvalidInput("unknown view '" + std::string(name) + "' (use overview or closeup)");
+}
+
+}  // namespace simlod::examples

@@ -1,0 +1,265 @@
+// Per-sample and per-node arithmetic of the renderer, shared by the CPU renderer and the CUDA
+// kernels (SIMLOD_HD). Every float operation is rounded on its own (no fused multiply-add on
+// the device, and the library is compiled with -ffp-contract=off on the host), so both
+// backends project every sample to the same pixel and depth, bit for bit.
+//
+// Framebuffer word of a pixel: (float bits of depth) << 32 | rgba; the empty value is all
+// ones. Depths are >= 0, whose float bits order like the floats, so the 64-bit minimum keeps
+// the nearest sample, and among equally near ones the smaller rgba value.
+#pragma once
+
+#include <cstdint>
+
+#include "simlod/detail/hd.hpp"
+#include "simlod/point.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#include <bit>
+#include <cmath>
+#endif
+
+namespace simlod::detail {
+
+inline constexpr std::uint64_t kEmptyPixel = ~std::uint64_t{0};
+/// Steps of the point budget: threshold * 2^(k/4) for k = 0 .. kBudgetSteps.
+inline constexpr std::uint32_t kBudgetSteps = 64;
+/// RenderQuality::High averages samples whose depth is at most the nearest one times this.
+inline constexpr float kBlendDepthFactor = 1.01f;
+/// Eye-dome lighting: shade = exp(-kEdlScale * strength * mean log2 depth step to neighbours)
+/// (the scale Potree uses).
+inline constexpr float kEdlScale = 300.0f;
+
+SIMLOD_HD float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SIMLOD_HD float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+SIMLOD_HD float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+SIMLOD_HD std::uint32_t bits_of(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  return std::bit_cast<std::uint32_t>(f);
+#endif
+}
+SIMLOD_HD float float_of(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  return std::bit_cast<float>(u);
+#endif
+}
+
+/// Everything a renderer needs to know about the view: 112 bytes, trivially copyable (kernels
+/// receive it by value).
+struct RenderParams {
+  float mvp[16];              ///< projection * view, column-major
+  std::uint32_t width, height;
+  float half_width, half_height;  ///< width / 2, height / 2 (exact)
+  float threshold;                ///< LOD threshold in pixels (before a budget raises it)
+  std::uint32_t depth_from_w;     ///< 1: perspective (depth = w), 0: (z/w + 1) / 2
+  float edge;                     ///< cube edge of the octree, octree coordinates
+  std::uint32_t pad;
+};
+
+struct Clip {
+  float x, y, z, w;
+};
+
+/// mvp * (x, y, z, 1), each product and sum rounded on its own.
+SIMLOD_HD Clip to_clip(const float* m, float x, float y, float z) {
+  auto row = [&](int r) {
+    return add_rn(add_rn(add_rn(mul_rn(m[r], x), mul_rn(m[4 + r], y)), mul_rn(m[8 + r], z)),
+                  m[12 + r]);
+  };
+  return Clip{row(0), row(1), row(2), row(3)};
+}
+
+/// Screen position in pixels (not floored): x right from the left edge, y down from the top.
+SIMLOD_HD float screen_x(const RenderParams& p, const Clip& c) {
+  return mul_rn(add_rn(div_rn(c.x, c.w), 1.0f), p.half_width);
+}
+SIMLOD_HD float screen_y(const RenderParams& p, const Clip& c) {
+  return mul_rn(add_rn(1.0f, -div_rn(c.y, c.w)), p.half_height);
+}
+
+/// The framebuffer word and pixel index of a sample, false when it is outside the view
+/// (behind the camera, nearer than the near plane, beyond the far plane or off the image).
+SIMLOD_HD bool project_sample(const RenderParams& p, float x, float y, float z, std::uint32_t rgba,
+                              std::uint32_t& pixel, std::uint64_t& word) {
+  const Clip c = to_clip(p.mvp, x, y, z);
+  if (!(c.w > 0.0f) || !(c.z >= -c.w) || !(c.z <= c.w)) return false;
+  const float sx = screen_x(p, c), sy = screen_y(p, c);
+  if (!(sx >= 0.0f) || !(sy >= 0.0f)) return false;
+  const auto col = static_cast<std::uint32_t>(sx), row = static_cast<std::uint32_t>(sy);
+  if (col >= p.width || row >= p.height) return false;
+  const float depth = p.depth_from_w ? c.w : mul_rn(add_rn(div_rn(c.z, c.w), 1.0f), 0.5f);
+  pixel = row * p.width + col;
+  word = (std::uint64_t{bits_of(depth)} << 32) | rgba;
+  return true;
+}
+
+/// The threshold of budget step k (k = 0: the view's own; a threshold of 0 starts at 1 pixel).
+SIMLOD_HD float budget_threshold(float threshold, std::uint32_t k) {
+  if (k == 0) return threshold;
+  constexpr float kQuarter[4] = {1.0f, 1.18920712f, 1.41421356f, 1.68179283f};  // 2^(i/4)
+  const float base = threshold > 1.0f ? threshold : 1.0f;
+  return mul_rn(mul_rn(base, static_cast<float>(1u << (k / 4))), kQuarter[k % 4]);
+}
+
+/// The first budget step whose samples fit `budget` (hist[k] = samples drawn at step k, for
+/// k = 0 .. kBudgetSteps), kBudgetSteps when none does.
+SIMLOD_HD std::uint32_t choose_budget_step(const std::uint64_t* hist, std::uint64_t budget) {
+  for (std::uint32_t k = 0; k < kBudgetSteps; ++k) {
+    if (hist[k] <= budget) return k;
+  }
+  return kBudgetSteps;
+}
+
+/// High quality, second pass: a sample joins the pixel's average when its depth is at most
+/// kBlendDepthFactor times the nearest depth (`nearest` is the pixel's word after pass one).
+SIMLOD_HD bool blends(std::uint64_t word, std::uint64_t nearest) {
+  const float depth = float_of(static_cast<std::uint32_t>(word >> 32));
+  const float limit = mul_rn(float_of(static_cast<std::uint32_t>(nearest >> 32)), kBlendDepthFactor);
+  return depth <= limit;
+}
+
+/// What a blending sample adds to the pixel's two sums (r + g << 32, b + 1 << 32).
+SIMLOD_HD std::uint64_t blend_sum0(std::uint32_t rgba) {
+  return std::uint64_t{red_of(rgba)} | (std::uint64_t{green_of(rgba)} << 32);
+}
+SIMLOD_HD std::uint64_t blend_sum1(std::uint32_t rgba) {
+  return std::uint64_t{blue_of(rgba)} | (std::uint64_t{1} << 32);
+}
+
+/// Node box: minimum corner and edge, octree coordinates, from level and integer position.
+struct NodeBox {
+  float min[3];
+  float size;
+};
+
+SIMLOD_HD NodeBox node_box(float edge, std::uint32_t level, std::uint32_t x, std::uint32_t y,
+                           std::uint32_t z) {
+  const float size = div_rn(edge, static_cast<float>(1u << level));  // exact: a power of 2
+  return NodeBox{{mul_rn(static_cast<float>(x), size), mul_rn(static_cast<float>(y), size),
+                  mul_rn(static_cast<float>(z), size)},
+                 size};
+}
+
+inline constexpr float kUnbounded = 3.0e38f;  ///< size of a box reaching the near plane
+
+/// Projected size of a box (larger side of the screen rectangle around its 8 corners, pixels;
+/// kUnbounded when a corner is nearer than the near plane) and whether it is outside the
+/// frustum (all corners beyond one clip plane: conservative, never drops a visible box).
+SIMLOD_HD float projected_size(const RenderParams& p, const NodeBox& b, bool& culled) {
+  float lo_x = kUnbounded, lo_y = kUnbounded, hi_x = -kUnbounded, hi_y = -kUnbounded;
+  std::uint32_t outside_all = 0x3F;  // bit per plane: every corner so far is beyond it
+  bool near_cut = false;
+  for (std::uint32_t c = 0; c < 8; ++c) {
+    const float cx = (c & 1u) ? add_rn(b.min[0], b.size) : b.min[0];
+    const float cy = (c & 2u) ? add_rn(b.min[1], b.size) : b.min[1];
+    const float cz = (c & 4u) ? add_rn(b.min[2], b.size) : b.min[2];
+    const Clip k = to_clip(p.mvp, cx, cy, cz);
+    const std::uint32_t outside = (k.x < -k.w ? 1u : 0u) | (k.x > k.w ? 2u : 0u) |
+                                  (k.y < -k.w ? 4u : 0u) | (k.y > k.w ? 8u : 0u) |
+                                  (k.z < -k.w ? 16u : 0u) | (k.z > k.w ? 32u : 0u);
+    outside_all &= outside;
+    if (!(k.w > 0.0f) || k.z < -k.w) {
+      near_cut = true;
+      continue;
+    }
+    const float sx = screen_x(p, k), sy = screen_y(p, k);
+    lo_x = sx < lo_x ? sx : lo_x;
+    hi_x = sx > hi_x ? sx : hi_x;
+    lo_y = sy < lo_y ? sy : lo_y;
+    hi_y = sy > hi_y ? sy : hi_y;
+  }
+  culled = outside_all != 0;
+  if (near_cut) return kUnbounded;
+  const float dx = add_rn(hi_x, -lo_x), dy = add_rn(hi_y, -lo_y);
+  return dx > dy ? dx : dy;
+}
+
+/// The thresholds T for which a node is drawn: lo <= T < hi. Culled nodes get an empty range.
+struct DrawRange {
+  float lo, hi;
+};
+
+SIMLOD_HD bool draws(const DrawRange& r, float threshold) {
+  return r.lo <= threshold && threshold < r.hi;
+}
+
+/// Drawn when inside the frustum, the parent's size exceeds T (root: always) and the node's own
+/// size is at most T (leaf: always).
+SIMLOD_HD DrawRange draw_range(const RenderParams& p, std::uint32_t level, std::uint32_t x,
+                               std::uint32_t y, std::uint32_t z, bool leaf) {
+  bool culled = false;
+  const float own = projected_size(p, node_box(p.edge, level, x, y, z), culled);
+  if (culled) return DrawRange{kUnbounded, -kUnbounded};
+  float parent = kUnbounded;
+  if (level > 0) {
+    bool parent_culled = false;
+    parent = projected_size(p, node_box(p.edge, level - 1, x >> 1, y >> 1, z >> 1), parent_culled);
+  }
+  return DrawRange{leaf ? -1.0f : own, parent};
+}
+
+/// RGBA8 of a resolved pixel (alpha 255): the nearest sample's colour, or in High quality the
+/// rounded mean of the sums (r + g << 32, b + count << 32), shaded by eye-dome lighting.
+SIMLOD_HD std::uint32_t resolve_colour(std::uint32_t rgba, const std::uint64_t* sums, float shade) {
+  std::uint32_t r = red_of(rgba), g = green_of(rgba), b = blue_of(rgba);
+  if (sums != nullptr) {
+    const auto n = static_cast<std::uint32_t>(sums[1] >> 32);
+    if (n > 0) {
+      r = static_cast<std::uint32_t>(((sums[0] & 0xFFFFFFFFu) + n / 2) / n);
+      g = static_cast<std::uint32_t>(((sums[0] >> 32) + n / 2) / n);
+      b = static_cast<std::uint32_t>(((sums[1] & 0xFFFFFFFFu) + n / 2) / n);
+    }
+  }
+  if (shade < 1.0f) {
+    r = static_cast<std::uint32_t>(add_rn(mul_rn(static_cast<float>(r), shade), 0.5f));
+    g = static_cast<std::uint32_t>(add_rn(mul_rn(static_cast<float>(g), shade), 0.5f));
+    b = static_cast<std::uint32_t>(add_rn(mul_rn(static_cast<float>(b), shade), 0.5f));
+  }
+  return pack_rgba(r, g, b, 255);
+}
+
+/// Eye-dome lighting factor of pixel (col, row) from the framebuffer words: 1 for no darkening.
+/// Neighbours without a sample, or outside the image, do not darken.
+SIMLOD_HD float edl_shade(const std::uint64_t* words, std::uint32_t width, std::uint32_t height,
+                          std::uint32_t col, std::uint32_t row, std::uint32_t radius,
+                          float strength) {
+  const std::uint64_t own = words[std::uint64_t{row} * width + col];
+  const float depth = float_of(static_cast<std::uint32_t>(own >> 32));
+  const float log_own = log2f(depth > 1e-30f ? depth : 1e-30f);
+  float sum = 0.0f;
+  const int dc[4] = {1, -1, 0, 0}, dr[4] = {0, 0, 1, -1};
+  for (int i = 0; i < 4; ++i) {
+    const long long c = static_cast<long long>(col) + dc[i] * static_cast<long long>(radius);
+    const long long r = static_cast<long long>(row) + dr[i] * static_cast<long long>(radius);
+    if (c < 0 || r < 0 || c >= width || r >= height) continue;
+    const std::uint64_t other = words[static_cast<std::uint64_t>(r) * width + c];
+    if (other == kEmptyPixel) continue;
+    const float d = float_of(static_cast<std::uint32_t>(other >> 32));
+    const float step = add_rn(log_own, -log2f(d > 1e-30f ? d : 1e-30f));
+    sum = add_rn(sum, step > 0.0f ? step : 0.0f);
+  }
+  return expf(-mul_rn(mul_rn(kEdlScale, strength), mul_rn(sum, 0.25f)));
+}
+
+}  // namespace simlod::detail

@@ -1,0 +1,71 @@
+// simlod::View: the camera and the drawing options of one rasterize() call.
+//
+// Coordinates: the camera lives in octree coordinates, the coordinates of the points inserted
+// into the octree (file coordinates minus Octree::cube().min). Matrices follow OpenGL: column-
+// major float[16] (element (row r, column c) at index c * 4 + r), a right-handed eye space
+// looking down -z with +y up, clip space with -w <= x, y, z <= w. Pixel (0, 0) is the top-left
+// corner of the image: column = floor((x/w + 1) / 2 * width), row = floor((1 - y/w) / 2 * height).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "simlod/bounds.hpp"
+#include "simlod/point.hpp"
+
+namespace simlod {
+
+enum class RenderQuality {
+  Fast,  ///< one sample per pixel: the nearest (ties: the smaller rgba value)
+  High,  ///< a depth pass, then the average colour of the samples within 1% of the nearest depth
+};
+
+struct View {
+  std::array<float, 16> view_matrix{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  std::array<float, 16> projection_matrix{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  std::uint32_t width = 0, height = 0;  ///< must equal the framebuffer's size
+  /// A node is refined while its projected size exceeds this many pixels (SimLOD: 128, the
+  /// voxel grid). Larger is coarser and faster; 0 draws every original point in the frustum
+  /// (leaves only, no LOD).
+  float lod_threshold = 128.0f;
+  /// At most this many samples (points + voxels) per frame, 0 = no limit: the threshold is
+  /// raised in steps of 2^(1/4) (at most 2^16 times) until the selected nodes fit. When even the
+  /// coarsest step exceeds the budget, that step is drawn anyway.
+  std::uint64_t point_budget = 0;
+  RenderQuality quality = RenderQuality::Fast;
+  /// Colour of pixels without samples.
+  std::uint32_t background = pack_rgba(0, 0, 0, 255);
+  /// Eye-dome lighting: darkens pixels that lie behind their neighbours (4 neighbours at
+  /// `edl_radius` pixels), so that the shape of colourless scans reads well.
+  bool eye_dome_lighting = false;
+  float edl_strength = 1.0f;
+  std::uint32_t edl_radius = 1;
+
+  /// A perspective camera at `position` looking at `target` (octree coordinates), `up` roughly
+  /// upwards, vertical field of view in degrees, near and far plane distances (0 < near < far).
+  /// Throws InvalidInput for a degenerate camera (target = position, up parallel to the view
+  /// direction, bad angles or planes, zero size).
+  static View look_at(const std::array<double, 3>& position, const std::array<double, 3>& target,
+                      const std::array<double, 3>& up, double fov_y_degrees, std::uint32_t width,
+                      std::uint32_t height, double near_plane, double far_plane);
+
+  /// A camera from OpenGL view and projection matrices (column-major). Throws InvalidInput for
+  /// non-finite matrices or a zero size.
+  static View from_matrices(const std::array<float, 16>& view, const std::array<float, 16>& projection,
+                            std::uint32_t width, std::uint32_t height);
+
+  /// A perspective camera that sees all of `box` (octree coordinates) from the direction given
+  /// by `yaw_degrees` (about +z, 0 = looking along +y) and `pitch_degrees` (down from the
+  /// horizon, 90 = straight down), with +z up; near/far enclose the box.
+  static View overview(const Bounds& box, std::uint32_t width, std::uint32_t height,
+                       double yaw_degrees = 30.0, double pitch_degrees = 45.0,
+                       double fov_y_degrees = 60.0);
+
+  /// projection_matrix * view_matrix (column-major), computed in double and rounded once.
+  [[nodiscard]] std::array<float, 16> view_projection() const;
+  /// Throws InvalidInput naming the first bad field (size 0, non-finite matrix, negative or
+  /// non-finite threshold, bad EDL settings).
+  void validate() const;
+};
+
+}  // namespace simlod

@@ -1,0 +1,96 @@
+// simlod::Framebuffer: validation and dispatch to the backend's store.
+#include "simlod/framebuffer.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <new>
+
+#include "core/framebuffer_store.hpp"
+#include "simlod/detail/render_math.hpp"
+#include "simlod/error.hpp"
+#include "simlod/image.hpp"
+
+namespace simlod {
+namespace {
+
+/// 2^28 pixels (16384 x 16384): pixel indices and sums stay far inside 32 bits per row.
+constexpr std::uint64_t kMaxPixels = std::uint64_t{1} << 28;
+
+}  // namespace
+
+Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend backend,
+                         unsigned cpu_threads) {
+  if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxPixels) {
+    throw InvalidInput(fmt::format(
+        "framebuffer size {} x {} is invalid: both sides must be > 0 and the pixels <= {}",
+        width, height, kMaxPixels));
+  }
+  const Backend kind = resolve_backend(backend);
+  try {
+    store_ = kind == Backend::Cuda ? detail::make_cuda_framebuffer(width, height)
+                                   : detail::make_cpu_framebuffer(width, height, cpu_threads);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError(fmt::format("not enough host memory for a {} x {} framebuffer", width,
+                                    height));
+  }
+}
+
+Framebuffer::Framebuffer(Framebuffer&&) noexcept = default;
+Framebuffer& Framebuffer::operator=(Framebuffer&&) noexcept = default;
+Framebuffer::~Framebuffer() = default;
+
+detail::FramebufferStore& Framebuffer::store() const {
+  if (!store_) throw InvalidInput("this Framebuffer was moved from; assign a new one before use");
+  return *store_;
+}
+
+std::uint32_t Framebuffer::width() const { return store().width(); }
+std::uint32_t Framebuffer::height() const { return store().height(); }
+Backend Framebuffer::backend() const { return store().kind(); }
+
+void Framebuffer::resolve(std::uint32_t background, bool eye_dome_lighting, float edl_strength,
+                          std::uint32_t edl_radius) {
+  if (!std::isfinite(edl_strength) || edl_strength < 0.0f) {
+    throw InvalidInput(fmt::format("edl_strength {} must be finite and >= 0", edl_strength));
+  }
+  if (edl_radius == 0 || edl_radius > 64) {
+    throw InvalidInput(fmt::format("edl_radius {} must be in 1 .. 64", edl_radius));
+  }
+  (void)store().resolve({background, eye_dome_lighting, edl_strength, edl_radius});
+}
+
+std::vector<std::uint8_t> Framebuffer::download() const { return store().download(); }
+
+std::vector<float> Framebuffer::download_depth() const {
+  const std::vector<std::uint64_t> words = store().download_words();
+  std::vector<float> depth(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    depth[i] = words[i] == detail::kEmptyPixel
+                   ? std::numeric_limits<float>::infinity()
+                   : std::bit_cast<float>(static_cast<std::uint32_t>(words[i] >> 32));
+  }
+  return depth;
+}
+
+void Framebuffer::save_png(const std::filesystem::path& path) const {
+  write_png(path, width(), height(), download());
+}
+
+void Framebuffer::wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes) {
+  detail::FramebufferStore& s = store();
+  if (s.kind() != Backend::Cuda) {
+    throw InvalidInput("wrap_device_rgba8: this framebuffer is on the CPU; only CUDA "
+                       "framebuffers resolve into device buffers");
+  }
+  if (d_pixels != nullptr && pitch_bytes < std::size_t{s.width()} * 4) {
+    throw InvalidInput(fmt::format("wrap_device_rgba8: pitch {} bytes is below a row of {} "
+                                   "pixels ({} bytes)",
+                                   pitch_bytes, s.width(), std::size_t{s.width()} * 4));
+  }
+  s.wrap_device_rgba8(d_pixels, pitch_bytes);
+}
+
+}  // namespace simlod

@@ -1,0 +1,63 @@
+// The CUDA framebuffer: per-pixel words and colour sums in device memory (layout as the CPU
+// framebuffer's, core/cpu_framebuffer.hpp), an RGBA8 image (or the application's wrapped
+// device buffer), the renderer's per-node scratch and counters, a stream and events.
+#pragma once
+
+#include <cstdint>
+
+#include "core/framebuffer_store.hpp"
+#include "kernels/cuda_resources.cuh"
+#include "kernels/render_layout.hpp"
+
+namespace simlod::detail {
+
+class CudaFramebuffer final : public FramebufferStore {
+ public:
+  CudaFramebuffer(std::uint32_t width, std::uint32_t height);
+
+  [[nodiscard]] Backend kind() const override { return Backend::Cuda; }
+  double resolve(const ResolveSettings& settings) override;
+  [[nodiscard]] std::vector<std::uint8_t> download() const override;
+  [[nodiscard]] std::vector<std::uint64_t> download_words() const override;
+  void wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes) override;
+
+  // For the renderer (kernels/cuda_render.cu); all asynchronous on stream().
+  /// Empties the words (and zeroes the sums for `blend`, allocated once) and the counters.
+  void clear(bool blend);
+  /// Makes the per-node scratch hold `nodes` nodes (synchronous when it grows).
+  void reserve_nodes(std::uint32_t nodes);
+  void launch_resolve(const ResolveSettings& settings);
+
+  [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
+  [[nodiscard]] cudaEvent_t event(int i) const { return events_[i].get(); }
+  [[nodiscard]] unsigned long long* d_words() const {
+    return static_cast<unsigned long long*>(words_.get());
+  }
+  [[nodiscard]] unsigned long long* d_sums() const {
+    return static_cast<unsigned long long*>(sums_.get());
+  }
+  [[nodiscard]] RenderCounters* d_counters() const {
+    return static_cast<RenderCounters*>(counters_.get());
+  }
+  [[nodiscard]] RenderCounters* h_counters() const {
+    return static_cast<RenderCounters*>(counters_host_.get());
+  }
+  [[nodiscard]] float2* d_ranges() const { return static_cast<float2*>(ranges_.get()); }
+  [[nodiscard]] std::uint32_t* d_list() const { return static_cast<std::uint32_t*>(list_.get()); }
+  [[nodiscard]] int sm_count() const { return sm_count_; }
+
+  static constexpr int kEvents = 4;
+
+ private:
+  DeviceMemory words_, sums_, rgba_, counters_, ranges_, list_;
+  PinnedMemory counters_host_;
+  StreamHandle stream_;
+  EventHandle events_[kEvents];
+  std::uint32_t node_capacity_ = 0;
+  void* wrapped_ = nullptr;
+  std::size_t wrapped_pitch_ = 0;
+  bool blended_ = false;
+  int sm_count_ = 1;
+};
+
+}  // namespace simlod::detail

@@ -1,0 +1,27 @@
+// The passes of one frame of the CUDA renderer, launched on the framebuffer's stream; none
+// synchronises. `nodes` is the node count of the tree (host copy after the last batch).
+//   ranges:  a thread per node: DrawRange (simlod/detail/render_math.hpp) into the scratch,
+//            and with a budget the samples per budget step into RenderCounters::hist
+//   choose:  one thread: the threshold (raised by the budget)
+//   collect: a thread per node: drawn nodes appended to the list, counted into the counters
+//   splat:   a block per drawn node walks its chunk list; pass one: 64-bit atomicMin of the
+//            framebuffer word after an early depth test; pass two (High quality): samples near
+//            the nearest depth add their colour to the pixel's sums
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/cuda_framebuffer.cuh"
+#include "kernels/tree_view.hpp"
+
+namespace simlod::detail {
+
+void launch_select(const TreeView& tree, std::uint32_t nodes, const RenderParams& params,
+                   std::uint64_t budget, CudaFramebuffer& fb);
+
+void launch_splat(const TreeView& tree, std::uint32_t nodes, const RenderParams& params,
+                  bool second_pass, CudaFramebuffer& fb);
+
+}  // namespace simlod::detail
