@@ -79,13 +79,17 @@ void CudaFramebuffer::clear(bool blend) {
   blended_ = blend;
 }
 
-void CudaFramebuffer::reserve_nodes(std::uint32_t nodes) {
-  if (nodes <= node_capacity_) return;
+void CudaFramebuffer::reserve(std::uint32_t nodes, std::uint32_t chunks) {
+  if (nodes <= node_capacity_ && chunks <= chunk_capacity_) return;
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));  // the old scratch may be in use
-  const std::uint32_t capacity = nodes + nodes / 2;          // room to grow with the tree
-  ranges_ = device_buffer(std::uint64_t{capacity} * sizeof(float2), "node ranges");
-  list_ = device_buffer(std::uint64_t{capacity} * sizeof(std::uint32_t), "node list");
-  node_capacity_ = capacity;
+  if (nodes > node_capacity_) {
+    node_capacity_ = nodes + nodes / 2;  // room to grow with the tree
+    ranges_ = device_buffer(std::uint64_t{node_capacity_} * sizeof(float2), "node ranges");
+  }
+  if (chunks > chunk_capacity_) {
+    chunk_capacity_ = chunks + chunks / 2;
+    entries_ = device_buffer(std::uint64_t{chunk_capacity_} * sizeof(uint2), "chunk list");
+  }
 }
 
 void CudaFramebuffer::launch_resolve(const ResolveSettings& settings) {

@@ -24,8 +24,9 @@ class CudaFramebuffer final : public FramebufferStore {
   // For the renderer (kernels/cuda_render.cu); all asynchronous on stream().
   /// Empties the words (and zeroes the sums for `blend`, allocated once) and the counters.
   void clear(bool blend);
-  /// Makes the per-node scratch hold `nodes` nodes (synchronous when it grows).
-  void reserve_nodes(std::uint32_t nodes);
+  /// Makes the scratch hold `nodes` nodes and `chunks` chunk entries (synchronous when it
+  /// grows).
+  void reserve(std::uint32_t nodes, std::uint32_t chunks);
   void launch_resolve(const ResolveSettings& settings);
 
   [[nodiscard]] cudaStream_t stream() const { return stream_.get(); }
@@ -43,17 +44,17 @@ class CudaFramebuffer final : public FramebufferStore {
     return static_cast<RenderCounters*>(counters_host_.get());
   }
   [[nodiscard]] float2* d_ranges() const { return static_cast<float2*>(ranges_.get()); }
-  [[nodiscard]] std::uint32_t* d_list() const { return static_cast<std::uint32_t*>(list_.get()); }
+  [[nodiscard]] uint2* d_entries() const { return static_cast<uint2*>(entries_.get()); }
   [[nodiscard]] int sm_count() const { return sm_count_; }
 
   static constexpr int kEvents = 4;
 
  private:
-  DeviceMemory words_, sums_, rgba_, counters_, ranges_, list_;
+  DeviceMemory words_, sums_, rgba_, counters_, ranges_, entries_;
   PinnedMemory counters_host_;
   StreamHandle stream_;
   EventHandle events_[kEvents];
-  std::uint32_t node_capacity_ = 0;
+  std::uint32_t node_capacity_ = 0, chunk_capacity_ = 0;
   void* wrapped_ = nullptr;
   std::size_t wrapped_pitch_ = 0;
   bool blended_ = false;

@@ -10,14 +10,14 @@ namespace simlod::detail {
 RenderStats CudaBackend::render(const RenderJob& job, FramebufferStore& store) const {
   auto& fb = static_cast<CudaFramebuffer&>(store);
   const std::uint32_t nodes = control_.node_count;
-  fb.reserve_nodes(nodes);
+  fb.reserve(nodes, control_.chunk_top);
   cudaStream_t s = fb.stream();
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(0), s));
   fb.clear(job.blend);
   launch_select(base_, nodes, job.params, job.budget, fb);
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(1), s));
-  launch_splat(base_, nodes, job.params, false, fb);
-  if (job.blend) launch_splat(base_, nodes, job.params, true, fb);
+  launch_splat(base_, control_.chunk_top, job.params, false, fb);
+  if (job.blend) launch_splat(base_, control_.chunk_top, job.params, true, fb);
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(2), s));
   fb.launch_resolve(job.resolve);
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(3), s));

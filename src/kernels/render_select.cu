@@ -33,18 +33,29 @@ __global__ void choose_kernel(RenderParams p, std::uint64_t budget, RenderCounte
 
 __global__ void __launch_bounds__(kSelectBlock)
     collect_kernel(TreeView t, std::uint32_t nodes, const float2* ranges,
-                   RenderCounters* counters, std::uint32_t* list) {
+                   RenderCounters* counters, uint2* entries) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nodes) return;
   const float2 r = ranges[i];
   if (!draws(DrawRange{r.x, r.y}, counters->threshold)) return;
-  list[append_index(&counters->drawn)] = i;
-  const auto count = static_cast<unsigned long long>(t.d_nodes[i].count);
+  const DeviceNode n = t.d_nodes[i];
+  (void)append_index(&counters->drawn);
   if (t.d_links[i].first_child == kNil) {
     atomicAdd(reinterpret_cast<unsigned long long*>(&counters->leaves), 1ull);
-    atomicAdd(reinterpret_cast<unsigned long long*>(&counters->points), count);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&counters->points),
+              static_cast<unsigned long long>(n.count));
   } else {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&counters->voxels), count);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&counters->voxels),
+              static_cast<unsigned long long>(n.count));
+  }
+  if (n.chunks == 0) return;
+  std::uint32_t at = atomicAdd(&counters->entries, n.chunks);
+  const std::uint32_t capacity = t.params.chunk_capacity;
+  std::uint32_t left = n.count;
+  for (std::uint32_t c = n.head; left > 0; c = __ldg(t.chunk_next(c)), ++at) {
+    const std::uint32_t k = left < capacity ? left : capacity;
+    entries[at] = make_uint2(c, k);
+    left -= k;
   }
 }
 
@@ -59,7 +70,7 @@ void launch_select(const TreeView& tree, std::uint32_t nodes, const RenderParams
   choose_kernel<<<1, 1, 0, fb.stream()>>>(params, budget, fb.d_counters());
   SIMLOD_CUDA_CHECK_LAUNCH("choose_kernel");
   collect_kernel<<<blocks, kSelectBlock, 0, fb.stream()>>>(tree, nodes, fb.d_ranges(),
-                                                           fb.d_counters(), fb.d_list());
+                                                           fb.d_counters(), fb.d_entries());
   SIMLOD_CUDA_CHECK_LAUNCH("collect_kernel");
 }
 

@@ -1,4 +1,4 @@
-// Renderer, splatting: a block per drawn node walks its chunk list (kernels/render_passes.hpp).
+// Renderer, splatting: a block per chunk of the drawn nodes (kernels/render_passes.hpp).
 #include "kernels/cuda_check.hpp"
 #include "kernels/render_passes.hpp"
 #include "kernels/tuning.hpp"
@@ -8,55 +8,44 @@ namespace {
 
 template <bool kSecond>
 __global__ void __launch_bounds__(kSplatBlock)
-    splat_kernel(TreeView t, RenderParams p, const std::uint32_t* list,
+    splat_kernel(TreeView t, RenderParams p, const uint2* entries,
                  const RenderCounters* counters, unsigned long long* words,
                  unsigned long long* sums) {
-  const std::uint32_t drawn = counters->drawn;
-  const std::uint32_t capacity = t.params.chunk_capacity;
-  for (std::uint32_t d = blockIdx.x; d < drawn; d += gridDim.x) {
-    const DeviceNode node = t.d_nodes[list[d]];
-    std::uint32_t left = node.count;
-    std::uint32_t chunk = node.head;
-    while (left > 0) {
-      // The link is loaded first so that its latency overlaps the chunk's samples.
-      const std::uint32_t next = __ldg(t.chunk_next(chunk));
-      const std::uint32_t k = left < capacity ? left : capacity;
-      const uint4* samples = reinterpret_cast<const uint4*>(t.chunk_data(chunk));
-      for (std::uint32_t j = threadIdx.x; j < k; j += blockDim.x) {
-        const uint4 v = load_readonly(samples + j);
-        std::uint32_t pixel = 0;
-        std::uint64_t word = 0;
-        if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
-                            v.w, pixel, word)) {
-          continue;
-        }
-        if constexpr (!kSecond) {
-          if (word < words[pixel]) atomicMin(words + pixel, static_cast<unsigned long long>(word));
-        } else if (blends(word, words[pixel])) {
-          atomicAdd(sums + 2 * std::size_t{pixel},
-                    static_cast<unsigned long long>(blend_sum0(v.w)));
-          atomicAdd(sums + 2 * std::size_t{pixel} + 1,
-                    static_cast<unsigned long long>(blend_sum1(v.w)));
-        }
+  const std::uint32_t total = counters->entries;
+  for (std::uint32_t e = blockIdx.x; e < total; e += gridDim.x) {
+    const uint2 entry = entries[e];
+    const uint4* samples = reinterpret_cast<const uint4*>(t.chunk_data(entry.x));
+    for (std::uint32_t j = threadIdx.x; j < entry.y; j += blockDim.x) {
+      const uint4 v = load_readonly(samples + j);
+      std::uint32_t pixel = 0;
+      std::uint64_t word = 0;
+      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
+                          v.w, pixel, word)) {
+        continue;
       }
-      left -= k;
-      chunk = next;
+      if constexpr (!kSecond) {
+        if (word < words[pixel]) atomicMin(words + pixel, static_cast<unsigned long long>(word));
+      } else if (blends(word, words[pixel])) {
+        atomicAdd(sums + 2 * std::size_t{pixel}, static_cast<unsigned long long>(blend_sum0(v.w)));
+        atomicAdd(sums + 2 * std::size_t{pixel} + 1,
+                  static_cast<unsigned long long>(blend_sum1(v.w)));
+      }
     }
   }
 }
 
 }  // namespace
 
-void launch_splat(const TreeView& tree, std::uint32_t nodes, const RenderParams& params,
+void launch_splat(const TreeView& tree, std::uint32_t chunks, const RenderParams& params,
                   bool second_pass, CudaFramebuffer& fb) {
   const auto cap = static_cast<std::uint64_t>(fb.sm_count()) * kSplatBlocksPerSm;
-  const unsigned blocks = blocks_for(nodes, 1, cap);
+  const unsigned blocks = blocks_for(chunks, 1, cap);
   if (second_pass) {
     splat_kernel<true><<<blocks, kSplatBlock, 0, fb.stream()>>>(
-        tree, params, fb.d_list(), fb.d_counters(), fb.d_words(), fb.d_sums());
+        tree, params, fb.d_entries(), fb.d_counters(), fb.d_words(), fb.d_sums());
   } else {
     splat_kernel<false><<<blocks, kSplatBlock, 0, fb.stream()>>>(
-        tree, params, fb.d_list(), fb.d_counters(), fb.d_words(), fb.d_sums());
+        tree, params, fb.d_entries(), fb.d_counters(), fb.d_words(), fb.d_sums());
   }
   SIMLOD_CUDA_CHECK_LAUNCH("splat_kernel");
 }

@@ -64,11 +64,11 @@ namespace simlod::detail {
 
 /// Renderer: threads per block of the node-selection passes.
 inline constexpr int kSelectBlock = 256;
-/// Renderer: threads per block of the splat passes. A block walks one drawn node's chunk list
-/// at a time (SimLOD), 1000-sample chunks = 4 strided steps of 256 threads per chunk.
+/// Renderer: threads per block of the splat passes. A block draws one chunk at a time:
+/// 1000-sample chunks (SimLOD) = 4 strided steps of 256 threads.
 inline constexpr int kSplatBlock = 256;
-/// Renderer: splat blocks per SM. The blocks stride over the drawn-node list (its length is on
-/// the device); 16 x 256 threads keep an SM full while blocks wait on chunk links.
+/// Renderer: splat blocks per SM. The blocks stride over the chunk work list (its length is on
+/// the device); 8 resident blocks of 256 threads fill an SM, twice that covers the tail.
 inline constexpr int kSplatBlocksPerSm = 16;
 
 }  // namespace simlod::detail
