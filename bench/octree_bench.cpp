@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_env.hpp"
 #include "core/octree_impl.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "simlod/backend.hpp"
@@ -28,19 +29,14 @@
 
 namespace {
 
+using simlod::bench::env_points;
+
 using simlod::Point;
 using simlod::synth::Order;
 namespace detail = simlod::detail;
 
 constexpr std::size_t kBatchPoints = 1'000'000;  // SimLOD's batch size
 constexpr int kRepetitions = 3;
-
-std::uint64_t env_points(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  const std::uint64_t n = std::strtoull(text, nullptr, 10);
-  return n > 0 ? n : fallback;
-}
 
 struct Scene {
   simlod::Bounds bounds;

@@ -19,24 +19,20 @@
 #include <span>
 #include <vector>
 
+#include "bench_env.hpp"
 #include "common/views.hpp"
 #include "simlod/render.hpp"
 #include "simlod/synth.hpp"
 
 namespace {
 
+using simlod::bench::env_points;
+
 using simlod::Backend;
 using simlod::Point;
 
 constexpr std::uint32_t kWidth = 1920, kHeight = 1080;
 constexpr int kWarmup = 5, kFrames = 21;
-
-std::uint64_t env_points(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  const std::uint64_t n = std::strtoull(text, nullptr, 10);
-  return n > 0 ? n : fallback;
-}
 
 struct Tree {
   std::unique_ptr<simlod::Octree> octree;

@@ -1,4 +1,4 @@
-# Tests of the example programs (simlod-convert, simlod-info), run through
+# Tests of the example programs (simlod-convert, simlod-info, simlod-render), run through
 # tools/run_tool.cmake (see there for the step syntax). Tests that read the shared test data
 # skip when SIMLOD_TEST_DATA is unset at test time.
 
@@ -33,6 +33,7 @@ function(simlod_tool_test name)
     COMMAND ${CMAKE_COMMAND}
       -DCONVERT=$<TARGET_FILE:simlod-convert>
       -DINFO=$<TARGET_FILE:simlod-info>
+      -DRENDER=$<TARGET_FILE:simlod-render>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -99,3 +100,21 @@ simlod_tool_test(tool_usage_errors
   STEP convert RC=106 "ERR=files is required"
   STEP convert --synthetic 10 <WORK>/a.sim <WORK>/b.sim RC=105 "ERR=with --synthetic"
   STEP convert a.las b.las --point-format 3 RC=105)
+
+# simlod-render: builds the octree and writes one PNG per view; bad input is a clear error.
+simlod_tool_test(tool_render_synthetic
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/s
+       "OUT=20000 points, [0-9]+ nodes, cpu backend" "OUT=overview: [1-9][0-9]* nodes"
+       "OUT=closeup: [1-9][0-9]* nodes" EXISTS=<WORK>/s-overview.png EXISTS=<WORK>/s-closeup.png
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/b --hq --edl
+       --budget 5000 --lod 0 --views closeup EXISTS=<WORK>/b-closeup.png
+       ABSENT=<WORK>/b-overview.png)
+simlod_tool_test(tool_render_ply
+  STEP render <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/t
+       "OUT=3 points, 1 nodes" EXISTS=<WORK>/t-overview.png)
+simlod_tool_test(tool_render_errors
+  STEP render <WORK>/missing.las RC=1 "ERR=^simlod-render: error: cannot open '.*missing.las'"
+  STEP render --synthetic 100 --backend cpu --views sideways -o <WORK>/x RC=1
+       "ERR=^simlod-render: error: unknown view 'sideways'"
+  STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu")
+
