@@ -101,6 +101,18 @@ TEST(RenderProjection, PointsBehindThePerspectiveCameraAreNotDrawn) {
   EXPECT_EQ(pixel_at(image, 32, 16, 16), kBlue);
 }
 
+TEST(RenderProjection, EmptyTreeGivesTheBackground) {
+  Octree tree = leaf_tree({});
+  View view = top_view(0, 8, 0, 8, 8, 8);
+  view.quality = RenderQuality::High;
+  view.eye_dome_lighting = true;
+  Framebuffer fb(8, 8, Backend::Cpu);
+  const RenderStats stats = rasterize(tree, view, fb);
+  EXPECT_EQ(stats.samples(), 0u);
+  EXPECT_EQ(stats.nodes, 1u);  // the empty root leaf
+  EXPECT_EQ(covered(fb.download(), view.background), 0u);
+}
+
 TEST(RenderProjection, BackgroundAndResolveAgain) {
   const Point p{3.5f, 3.5f, 1.0f, kRed};
   Octree tree = leaf_tree(std::span(&p, 1));

@@ -57,6 +57,17 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
   View edl = overview;
   edl.eye_dome_lighting = true;
   out.emplace_back("overview edl", edl);
+  // Straight down, orthographic (depth = (z/w + 1) / 2), over the whole box.
+  const std::array<float, 16> eye{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+                                  0, 0, -static_cast<float>(box.max[2] + 10.0), 1};
+  View top = View::from_matrices(
+      eye,
+      ortho(static_cast<float>(box.min[0]), static_cast<float>(box.max[0]),
+            static_cast<float>(box.min[1]), static_cast<float>(box.max[1]), 1.0f,
+            static_cast<float>(box.size()[2] + 20.0)),
+      kWidth, kHeight);
+  top.lod_threshold = 64.0f;
+  out.emplace_back("top-down orthographic", top);
   return out;
 }
 
@@ -151,6 +162,21 @@ TEST(GpuRender, SanitizerSmallScene) {
     rasterize(snap, v, cpu);
     EXPECT_EQ(differing(gpu.download(), cpu.download()), 0u);
   }
+}
+
+TEST(GpuRender, EmptyTreeGivesTheBackground) {
+  SIMLOD_REQUIRE_GPU();
+  Bounds cube;
+  cube.expand(0, 0, 0);
+  cube.expand(8, 8, 8);
+  Octree empty = Octree::create(cube, on_backend(OctreeConfig{}, Backend::Cuda));
+  View view = top_view(0, 8, 0, 8, 16, 16);
+  view.quality = RenderQuality::High;
+  Framebuffer fb(16, 16, Backend::Cuda);
+  const RenderStats stats = rasterize(empty, view, fb);
+  EXPECT_EQ(stats.samples(), 0u);
+  EXPECT_EQ(stats.nodes, 1u);
+  EXPECT_EQ(covered(fb.download(), view.background), 0u);
 }
 
 TEST(GpuRender, FramebufferMustMatchTheTreeBackend) {
