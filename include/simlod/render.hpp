@@ -4,9 +4,10 @@
 // pixels, of the screen rectangle around the 8 projected corners of node n (unbounded when a
 // corner lies closer than the near plane), a node is drawn when its box intersects the view
 // frustum, its parent's size exceeds T (or it is the root), and its own size is at most T (or
-// it is a leaf). Leaves contribute their original points, inner nodes their voxels; voxels of
-// an inner node are skipped in octants whose child is drawn. Every sample becomes one pixel;
-// per pixel the nearest sample wins (64-bit atomic minimum of depth << 32 | rgba).
+// it is a leaf). Leaves contribute their original points, inner nodes their voxels. Projected
+// sizes shrink from parent to child, so an inner node is never drawn together with one of its
+// children: its voxels never cover a drawn child's octant. Every sample becomes one pixel; per
+// pixel the nearest sample wins (64-bit atomic minimum of depth << 32 | rgba).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct RenderStats {
   std::uint64_t nodes = 0;   ///< nodes drawn
   std::uint64_t leaves = 0;  ///< of them leaves
   std::uint64_t points = 0;  ///< original points of the drawn leaves
-  std::uint64_t voxels = 0;  ///< voxels of the drawn inner nodes (masked octants included)
+  std::uint64_t voxels = 0;  ///< voxels of the drawn inner nodes
   float threshold = 0.0f;    ///< the LOD threshold used (raised by a point budget)
   /// Duration of the node selection, the splatting (both passes in High quality), the resolve,
   /// and the whole call. CUDA: measured with events on the device; CPU: wall clock.
