@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -20,6 +19,19 @@ namespace {
 constexpr std::uint64_t kMaxPixels = std::uint64_t{1} << 28;
 
 }  // namespace
+
+namespace detail {
+
+void validate_edl(float strength, std::uint32_t radius, std::string_view where) {
+  if (!std::isfinite(strength) || strength < 0.0f) {
+    throw InvalidInput(fmt::format("{}: edl_strength {} must be finite and >= 0", where, strength));
+  }
+  if (radius == 0 || radius > 64) {
+    throw InvalidInput(fmt::format("{}: edl_radius {} must be in 1 .. 64", where, radius));
+  }
+}
+
+}  // namespace detail
 
 Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend backend,
                          unsigned cpu_threads) {
@@ -53,12 +65,7 @@ Backend Framebuffer::backend() const { return store().kind(); }
 
 void Framebuffer::resolve(std::uint32_t background, bool eye_dome_lighting, float edl_strength,
                           std::uint32_t edl_radius) {
-  if (!std::isfinite(edl_strength) || edl_strength < 0.0f) {
-    throw InvalidInput(fmt::format("edl_strength {} must be finite and >= 0", edl_strength));
-  }
-  if (edl_radius == 0 || edl_radius > 64) {
-    throw InvalidInput(fmt::format("edl_radius {} must be in 1 .. 64", edl_radius));
-  }
+  detail::validate_edl(edl_strength, edl_radius, "resolve");
   (void)store().resolve({background, eye_dome_lighting, edl_strength, edl_radius});
 }
 
@@ -70,7 +77,7 @@ std::vector<float> Framebuffer::download_depth() const {
   for (std::size_t i = 0; i < words.size(); ++i) {
     depth[i] = words[i] == detail::kEmptyPixel
                    ? std::numeric_limits<float>::infinity()
-                   : std::bit_cast<float>(static_cast<std::uint32_t>(words[i] >> 32));
+                   : detail::float_of(static_cast<std::uint32_t>(words[i] >> 32));
   }
   return depth;
 }

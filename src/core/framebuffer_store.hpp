@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "simlod/backend.hpp"
@@ -43,6 +44,10 @@ class FramebufferStore {
  private:
   std::uint32_t width_, height_;
 };
+
+/// Throws InvalidInput, prefixed by `where`, for an eye-dome strength that is negative or not
+/// finite or a radius outside 1 .. 64 (View::validate and Framebuffer::resolve).
+void validate_edl(float strength, std::uint32_t radius, std::string_view where);
 
 /// Reaches the store of a Framebuffer (for rasterize()).
 struct FramebufferAccess {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/framebuffer_store.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
@@ -164,12 +165,7 @@ void View::validate() const {
     throw InvalidInput(fmt::format("view: lod_threshold {} must be finite and >= 0",
                                    lod_threshold));
   }
-  if (!std::isfinite(edl_strength) || edl_strength < 0.0f) {
-    throw InvalidInput(fmt::format("view: edl_strength {} must be finite and >= 0", edl_strength));
-  }
-  if (edl_radius == 0 || edl_radius > 64) {
-    throw InvalidInput(fmt::format("view: edl_radius {} must be in 1 .. 64", edl_radius));
-  }
+  detail::validate_edl(edl_strength, edl_radius, "view");
 }
 
 }  // namespace simlod
