@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "core/render_test_util.hpp"
 #include "simlod/error.hpp"
@@ -209,6 +210,23 @@ TEST(RenderErrors, BadCamerasAndSizes) {
   EXPECT_THROW(View::look_at({0, 0, 0}, {0, 1, 0}, {0, 0, 1}, 60, 8, 8, 0, 10), InvalidInput);
   EXPECT_THROW(View::look_at({0, 0, 0}, {0, 1, 0}, {0, 0, 1}, 60, 8, 0, 1, 10), InvalidInput);
   EXPECT_THROW(View::overview(Bounds{}, 8, 8), InvalidInput);
+  EXPECT_THROW(View::look_at({0, std::nan(""), 0}, {0, 1, 0}, {0, 0, 1}, 60, 8, 8, 1, 10),
+               InvalidInput);
+  View strong = View::look_at({0, 0, 0}, {0, 1, 0}, {0, 0, 1}, 60, 8, 8, 1, 10);
+  strong.edl_strength = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(strong.validate(), InvalidInput);
+}
+
+TEST(RenderErrors, OverflowingViewProjectionIsRejected) {
+  const Point p{1, 1, 1, kRed};
+  Octree tree = leaf_tree(std::span(&p, 1));
+  std::array<float, 16> huge = top_down(100.0f);
+  huge[0] = 3e38f;  // finite, but projection * view overflows the float range
+  std::array<float, 16> proj = ortho(0, 8, 0, 8, 0.5f, 200.0f);
+  proj[0] = 100.0f;
+  const View view = View::from_matrices(huge, proj, 8, 8);
+  Framebuffer fb(8, 8, Backend::Cpu);
+  EXPECT_THROW(rasterize(tree, view, fb), InvalidInput);
 }
 
 TEST(RenderErrors, MovedFromFramebufferThrows) {
@@ -224,6 +242,9 @@ TEST(RenderErrors, BadSnapshotsAreRejected) {
   EXPECT_THROW(rasterize(empty, top_view(0, 8, 0, 8, 8, 8), fb), InvalidInput);
   const Point p{1, 1, 1, kRed};
   NodeSnapshot snap = leaf_tree(std::span(&p, 1)).snapshot();
+  NodeSnapshot flat = snap;
+  flat.nodes[0].bounds.max = flat.nodes[0].bounds.min;  // root edge 0
+  EXPECT_THROW(rasterize(flat, top_view(0, 8, 0, 8, 8, 8), fb), InvalidInput);
   snap.nodes[0].position = {1, 0, 0};  // outside level 0's single cell
   try {
     rasterize(snap, top_view(0, 8, 0, 8, 8, 8), fb);
