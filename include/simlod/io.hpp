@@ -43,6 +43,10 @@ struct FileInfo {
   bool has_color = false;         ///< the file stores RGB (otherwise colours are derived)
   bool color_16bit = true;        ///< LAS: RGB fields hold 16-bit values (false: 8-bit stored in 16)
   std::string generator;          ///< LAS "generating software", PLY comment, "" otherwise
+  /// Points between positions that PointReader::seek() reaches without decoding what lies
+  /// before them: 1 for LAS and SIM, the chunk size for chunked LAZ, 0 when the file can only
+  /// be read in order (PLY, LAZ without a chunk table). Parallel loaders split files there.
+  std::uint64_t seek_step = 0;
 };
 
 struct ReaderOptions {
@@ -74,6 +78,13 @@ class PointReader {
     points_read_ += n;
     return n;
   }
+
+  /// Moves to point `index` (<= point_count); the next read() starts there. Cheap for LAS and
+  /// SIM; LAZ decodes from the start of the chunk holding `index` (free at a chunk start, see
+  /// FileInfo::seek_step). Throws InvalidInput naming the file when the format cannot seek
+  /// (seek_step 0: PLY, unchunked LAZ) unless `index` is the current position, or when
+  /// `index` lies past the end.
+  void seek(std::uint64_t index);
 
  protected:
   PointReader() = default;

@@ -10,5 +10,6 @@
 #include "simlod/octree.hpp"
 #include "simlod/point.hpp"
 #include "simlod/render.hpp"
+#include "simlod/stream.hpp"
 #include "simlod/synth.hpp"
 #include "simlod/view.hpp"

@@ -116,6 +116,16 @@ NodeSnapshot Octree::snapshot() const {
   return out;
 }
 
+namespace detail {
+
+void insert_validated(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats) {
+  s.backend->insert_batch(batch, stats);
+  stats.batches += 1;
+  stats.points += batch.size();
+}
+
+}  // namespace detail
+
 const Bounds& Octree::cube() const { return impl().geometry.cube; }
 Backend Octree::backend() const { return impl().config.backend; }
 const OctreeConfig& Octree::config() const { return impl().config; }

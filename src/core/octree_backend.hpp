@@ -47,6 +47,12 @@ class OctreeBackend {
   /// throws CapacityError before changing anything when the memory reserve cannot hold it.
   /// Sets stats.split_rounds; the facade counts batches, points and time.
   virtual void insert_batch(std::span<const Point> batch, UpdateStats& stats) = 0;
+  /// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into
+  /// a second device batch buffer), so that a following insert_batch() of the same span
+  /// overlaps with work done in between. The memory must stay valid and unchanged until
+  /// that insert_batch() returns or another prefetch() replaces it. Pays off only for pinned
+  /// host memory (host_buffer.hpp); the CPU backend reads batches in place and does nothing.
+  virtual void prefetch(std::span<const Point> /*batch*/) {}
   [[nodiscard]] virtual OctreeStats stats() const = 0;
   [[nodiscard]] virtual NodeSnapshot snapshot() const = 0;
   /// Clears `fb` (a store of this backend's kind), draws the tree and resolves the image.

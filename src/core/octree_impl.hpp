@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/octree_backend.hpp"
@@ -22,10 +23,15 @@ struct OctreeImpl {
   UpdateStats last_update;
 };
 
-/// Reaches the state of an Octree (for rasterize()).
+/// Reaches the state of an Octree (for rasterize() and the Streamer).
 struct OctreeAccess {
   static OctreeImpl& impl(const Octree& octree) { return octree.impl(); }
 };
+
+/// Inserts one batch at once, past the queue: the Streamer validates its batches on loader
+/// threads (find_bad_point) and keeps its own queue. Counts the batch in `stats`; throws like
+/// OctreeBackend::insert_batch (CapacityError: the octree is as before the batch).
+void insert_validated(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats);
 
 /// Throws InvalidInput naming the first bad setting.
 void validate_config(const OctreeConfig& config);
@@ -33,6 +39,13 @@ void validate_config(const OctreeConfig& config);
 /// Cube, float edge, quantisation scale, grid bits and depth limit for a validated config;
 /// throws InvalidInput for empty or non-finite bounds or an edge outside the float range.
 [[nodiscard]] OctreeGeometry make_geometry(const Bounds& bounds, const OctreeConfig& config);
+
+/// Index of the first point that is not finite or lies outside [0, edge]; batch.size() when
+/// every point is good.
+[[nodiscard]] std::size_t find_bad_point(std::span<const Point> batch,
+                                         const OctreeGeometry& geometry);
+/// What is wrong with a point that find_bad_point() found, e.g. "(1, nan, 2) is not finite".
+[[nodiscard]] std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry);
 
 /// Throws InvalidInput naming the first point that is not finite or lies outside [0, edge].
 void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry);

@@ -31,26 +31,34 @@ void validate_config(const OctreeConfig& c) {
   }
 }
 
-void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry) {
+std::size_t find_bad_point(std::span<const Point> batch, const OctreeGeometry& geometry) {
   const float edge = geometry.edge;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Point& p = batch[i];
-    // One branch per point on the fast path; the slow path says what is wrong.
-    if (p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f && p.z <= edge) {
-      continue;
+    // One branch per point; NaN fails every comparison.
+    if (!(p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f &&
+          p.z <= edge)) {
+      return i;
     }
-    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
-      throw InvalidInput(
-          fmt::format("point {} of the batch ({}, {}, {}) is not finite; "
-                      "nothing of the batch was queued",
-                      i, p.x, p.y, p.z));
-    }
-    throw InvalidInput(
-        fmt::format("point {} of the batch ({}, {}, {}) lies outside the octree "
-                    "cube [0, {}] per axis (coordinates relative to the cube's "
-                    "minimum corner); nothing of the batch was queued",
-                    i, p.x, p.y, p.z, edge));
   }
+  return batch.size();
+}
+
+std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry) {
+  if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+    return fmt::format("({}, {}, {}) is not finite", p.x, p.y, p.z);
+  }
+  return fmt::format(
+      "({}, {}, {}) lies outside the octree cube [0, {}] per axis (coordinates relative to the "
+      "cube's minimum corner)",
+      p.x, p.y, p.z, geometry.edge);
+}
+
+void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry) {
+  const std::size_t bad = find_bad_point(batch, geometry);
+  if (bad == batch.size()) return;
+  throw InvalidInput(fmt::format("point {} of the batch {}; nothing of the batch was queued", bad,
+                                 describe_bad_point(batch[bad], geometry)));
 }
 
 }  // namespace simlod::detail

@@ -14,6 +14,7 @@ FileInfo make_las_file_info(const std::filesystem::path& path, const LasHeader& 
   FileInfo info;
   info.path = path;
   info.format = format;
+  info.seek_step = 1;  // LAZ readers set their chunk size
   info.version = fmt::format("{}.{}", header.version_major, header.version_minor);
   info.point_format = header.point_format;
   info.record_length = header.record_length;

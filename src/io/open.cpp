@@ -34,6 +34,20 @@ FileFormat format_from_extension(const std::filesystem::path& path) {
       ext.empty() ? std::string("no extension") : ext));
 }
 
+void PointReader::seek(std::uint64_t index) {
+  if (index == points_read_) return;
+  if (index > info_.point_count) {
+    throw InvalidInput(fmt::format("'{}': cannot seek to point {}: the file holds {} points",
+                                   info_.path.string(), index, info_.point_count));
+  }
+  if (info_.seek_step == 0) {
+    throw InvalidInput(fmt::format(
+        "'{}': {} files of this kind can only be read in order (cannot seek to point {})",
+        info_.path.string(), to_string(info_.format), index));
+  }
+  points_read_ = index;  // every reader reads from points_read(); LAZ handles seek themselves
+}
+
 std::unique_ptr<PointReader> open_reader(const std::filesystem::path& path,
                                          const ReaderOptions& options) {
   switch (format_from_extension(path)) {

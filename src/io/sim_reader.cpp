@@ -40,6 +40,7 @@ FileInfo parse_sim(const InputFile& file) {
   info.point_count = body / kSimRecordBytes;
   info.has_color = true;
   info.color_16bit = false;
+  info.seek_step = 1;
   for (int a = 0; a < 3; ++a) {
     const float lo = header.min[a];
     const float hi = header.max[a];

@@ -3,7 +3,8 @@
 // Owns one device allocation (the arena, kernels/arena_layout.hpp) holding the tree, the
 // chunk pool and the batch buffers, a pinned staging buffer for uploads, a stream and events.
 // A batch runs as:
-//   upload (pinned staging, async copies)
+//   upload (pinned staging, async copies; none when prefetch() already copied the batch, or
+//           one direct copy when the batch lies in pinned memory)
 //   round 1: count -> plan -> [sync] capacity check (CapacityError: nothing changed)
 //   if leaves split: split, then rounds { next -> count -> split } queued 4 at a time,
 //     [sync] until a round split nothing (queued rounds after it do nothing)
@@ -31,6 +32,9 @@ class CudaBackend final : public OctreeBackend {
 
   [[nodiscard]] Backend kind() const override { return Backend::Cuda; }
   void insert_batch(std::span<const Point> batch, UpdateStats& stats) override;
+  /// Copies `batch` on a second stream into the batch buffer the last batch did not use
+  /// (cuda_prefetch.cu); insert_batch() of the same span then waits for that copy only.
+  void prefetch(std::span<const Point> batch) override;
   /// From counters read back after the last batch; does not touch the device.
   [[nodiscard]] OctreeStats stats() const override;
   /// Copies node tables and chunks to the host (synchronous).
@@ -43,6 +47,8 @@ class CudaBackend final : public OctreeBackend {
 
  private:
   void upload(std::span<const Point> batch);
+  /// Points base_.d_batch at the buffer that holds `batch` (prefetched) or uploads it.
+  void stage(std::span<const Point> batch);
   [[nodiscard]] std::byte* arena() const { return static_cast<std::byte*>(arena_.get()); }
 
   OctreeConfig config_;
@@ -54,6 +60,14 @@ class CudaBackend final : public OctreeBackend {
   StreamHandle stream_;
   EventHandle started_, uploaded_, done_;
   TreeView base_;             ///< pointers and parameters; per-batch fields are filled in
+  /// Batch buffers: [0] in the arena, [1] allocated at the first prefetch(); base_.d_batch is
+  /// the one the last batch used.
+  Point* d_batches_[2] = {nullptr, nullptr};
+  DeviceMemory second_batch_;
+  StreamHandle copy_stream_;
+  EventHandle copied_;
+  std::span<const Point> prefetched_;  ///< the span copied into d_batches_[prefetch_buffer_]
+  int prefetch_buffer_ = -1;           ///< -1: no prefetch pending
   Control control_{};         ///< counters after the last completed batch
   std::uint64_t points_ = 0;  ///< points inserted
   CudaBatchTiming timing_;

@@ -59,9 +59,23 @@ class CudaExec {
   Control* host_control_;
 };
 
+bool is_pinned(const void* p) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // older drivers report plain host memory as an error
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 }  // namespace
 
 void CudaBackend::upload(std::span<const Point> batch) {
+  if (is_pinned(batch.data())) {  // no staging copy needed: the DMA engine reads it directly
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_batch, batch.data(), batch.size_bytes(),
+                                      cudaMemcpyHostToDevice, stream_.get()));
+    return;
+  }
   // The previous batch ended with a synchronisation, so the staging buffer is free.
   auto* staging = static_cast<Point*>(staging_.get());
   for (std::size_t at = 0; at < batch.size(); at += kUploadPiecePoints) {
@@ -81,7 +95,7 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   const auto n = static_cast<std::uint32_t>(batch.size());
   cudaStream_t s = stream_.get();
   SIMLOD_CUDA_CHECK(cudaEventRecord(started_.get(), s));
-  upload(batch);
+  stage(batch);
   SIMLOD_CUDA_CHECK(cudaEventRecord(uploaded_.get(), s));
   CudaExec exec(arena(), base_, s, static_cast<Control*>(control_host_.get()));
   stats.split_rounds = run_batch(exec, base_, layout_, control_.node_count, n);

@@ -55,6 +55,7 @@ class LazReader final : public PointReader {
     handles_.push_back(std::make_unique<LazHandle>(path));
     const ColorSource color = sample_colors(*handles_[0], header, chunk_size);
     info_ = make_las_file_info(path, header, FileFormat::Laz, color, options.origin);
+    info_.seek_step = chunk_size;
     decoder_ = make_point_decoder(info_, color);
   }
 
@@ -156,7 +157,9 @@ FileInfo read_laz_info(const std::filesystem::path& path) {
   if (!opened.header.compressed) return read_las_info(path);
   LazHandle handle(path);
   const ColorSource color = sample_colors(handle, opened.header, opened.chunk_size);
-  return make_las_file_info(path, opened.header, FileFormat::Laz, color, {});
+  FileInfo info = make_las_file_info(path, opened.header, FileFormat::Laz, color, {});
+  info.seek_step = opened.chunk_size;
+  return info;
 }
 
 }  // namespace detail

@@ -1,0 +1,118 @@
+#include "stream/loader.hpp"
+
+#include <fmt/format.h>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+/// The reader a loader keeps between units: units of one file mostly follow each other.
+struct OpenReader {
+  std::size_t source = 0;
+  std::unique_ptr<PointReader> reader;
+};
+
+/// Reads batch `b` into `out` (batch.points entries) from a file source.
+void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, Point* out) {
+  if (!open.reader || open.source != b.source) {
+    open.reader.reset();
+    ReaderOptions options;
+    options.origin = ctx.origin;
+    options.threads = 1;  // the loaders are the parallelism
+    open.reader = open_reader(ctx.files[b.source].path, options);
+    open.source = b.source;
+  }
+  PointReader& reader = *open.reader;
+  reader.seek(b.first);
+  const std::size_t n = reader.read({out, b.points});
+  if (n != b.points) {
+    throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
+                              ctx.files[b.source].path.string(), b.points, b.first, n));
+  }
+}
+
+/// Generates batch `b` (the next points of the scene) shifted to the cube's corner.
+void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
+  const std::size_t n = ctx.generator->next({out, b.points});
+  if (n != b.points) {
+    throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}",
+                            b.points, b.first, n));
+  }
+  const auto& o = ctx.origin;
+  for (std::size_t i = 0; i < n; ++i) {
+    Point& p = out[i];
+    p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);
+    p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
+    p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
+  }
+}
+
+std::string source_name(const LoaderContext& ctx, std::size_t source) {
+  if (ctx.generator != nullptr) return "synthetic scene";
+  return fmt::format("'{}'", ctx.files[source].path.string());
+}
+
+/// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
+bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
+  const StreamBatch& b = ctx.plan.batches[seq];
+  std::exception_ptr error;
+  Point* out = nullptr;
+  try {
+    out = ctx.ring.acquire(seq);
+    if (out == nullptr) return false;
+  } catch (...) {
+    ctx.ring.publish(seq, 0, std::current_exception());
+    return true;
+  }
+  if (ctx.failed[b.source].load()) {
+    ctx.ring.publish(seq, 0, nullptr);  // the file's error was published already
+    return true;
+  }
+  if (ctx.generator == nullptr && ctx.open_errors[b.source]) {
+    ctx.failed[b.source] = true;
+    ctx.ring.publish(seq, 0, ctx.open_errors[b.source]);
+    return true;
+  }
+  try {
+    if (ctx.generator != nullptr) {
+      generate_batch(ctx, b, out);
+    } else if (b.points > 0) {
+      read_file_batch(ctx, open, b, out);
+    }
+    const std::span<const Point> points(out, b.points);
+    const std::size_t bad = find_bad_point(points, ctx.geometry);
+    if (bad != points.size()) {
+      throw InvalidInput(fmt::format("{}: point {} {}", source_name(ctx, b.source),
+                                     b.first + bad, describe_bad_point(points[bad], ctx.geometry)));
+    }
+  } catch (...) {
+    ctx.failed[b.source] = true;
+    open.reader.reset();  // a reader that failed is in an unknown state
+    ctx.ring.publish(seq, 0, std::current_exception());
+    return true;
+  }
+  ctx.points_read += b.points;
+  const double per_point = ctx.generator != nullptr ? sizeof(Point)
+                                                     : ctx.bytes_per_point[b.source];
+  ctx.bytes_read += static_cast<std::uint64_t>(per_point * b.points);
+  ctx.ring.publish(seq, b.points, nullptr);
+  return true;
+}
+
+}  // namespace
+
+void run_loader(LoaderContext& ctx) noexcept {
+  OpenReader open;
+  for (;;) {
+    const std::size_t u = ctx.next_unit.fetch_add(1);
+    if (u >= ctx.plan.units.size()) return;
+    const PlanUnit& unit = ctx.plan.units[u];
+    for (std::size_t k = 0; k < unit.batch_count; ++k) {
+      if (!load_batch(ctx, open, unit.first_batch + k)) return;
+    }
+  }
+}
+
+}  // namespace simlod::detail

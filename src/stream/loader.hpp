@@ -1,0 +1,42 @@
+// Loader threads of a Streamer: each takes the next unit of the plan, reads its batches into
+// the ring (batch_ring.hpp), checks every point against the octree's cube and publishes the
+// batch, or the error of its file (later batches of a failed file are published empty).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "core/octree_backend.hpp"
+#include "simlod/io.hpp"
+#include "simlod/synth.hpp"
+#include "stream/batch_ring.hpp"
+#include "stream/stream_plan.hpp"
+
+namespace simlod::detail {
+
+struct LoaderContext {
+  LoaderContext(const StreamPlan& plan_, BatchRing& ring_, std::size_t sources)
+      : plan(plan_), ring(ring_), failed(std::make_unique<std::atomic<bool>[]>(sources)) {}
+
+  const StreamPlan& plan;
+  BatchRing& ring;
+  std::vector<FileInfo> files;                  ///< file sources (empty: synthetic)
+  std::vector<std::exception_ptr> open_errors;  ///< per file: why its header failed
+  std::vector<double> bytes_per_point;          ///< per file: file size / points
+  synth::Generator* generator = nullptr;        ///< the synthetic source
+  std::array<double, 3> origin{};               ///< the cube's minimum corner
+  OctreeGeometry geometry;                      ///< the cube points are checked against
+
+  std::atomic<std::size_t> next_unit{0};
+  std::unique_ptr<std::atomic<bool>[]> failed;  ///< per source: skip its remaining batches
+  std::atomic<std::uint64_t> points_read{0};
+  std::atomic<std::uint64_t> bytes_read{0};
+};
+
+/// The body of a loader thread; returns when the plan is exhausted or the ring cancelled.
+void run_loader(LoaderContext& ctx) noexcept;
+
+}  // namespace simlod::detail

@@ -1,0 +1,163 @@
+// simlod::Streamer on the caller's thread: update() takes published batches from the ring in
+// stream order, starts the upload of the next one and inserts until the budget is spent.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+#include "stream/streamer_impl.hpp"
+
+namespace simlod {
+
+Streamer::Streamer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Streamer::Streamer(Streamer&&) noexcept = default;
+Streamer& Streamer::operator=(Streamer&&) noexcept = default;
+Streamer::~Streamer() {
+  if (impl_) impl_->stop_loaders();
+}
+
+void Streamer::Impl::stop_loaders() {
+  cancelled = true;
+  if (ring) ring->cancel();
+  std::lock_guard lock(join_mutex);
+  for (auto& t : loaders) {
+    if (t.joinable()) t.join();
+  }
+}
+
+StreamProgress Streamer::Impl::progress() const {
+  StreamProgress p;
+  p.points_total = points_total;
+  if (loaders_context) {
+    p.points_read = loaders_context->points_read.load();
+    p.bytes_read = loaders_context->bytes_read.load();
+  }
+  p.points_uploaded = points_uploaded.load();
+  p.points_inserted = points_inserted.load();
+  p.files_total = files.size();
+  p.files_done = files_done.load();
+  p.files_failed = files_failed.load();
+  p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  p.points_per_second = p.seconds > 0.0 ? static_cast<double>(p.points_inserted) / p.seconds : 0.0;
+  p.done = finished.load() || cancelled.load();
+  const std::uint64_t left = p.points_total > p.points_inserted ? p.points_total - p.points_inserted : 0;
+  p.eta_seconds = p.done || p.points_per_second <= 0.0
+                      ? 0.0
+                      : static_cast<double>(left) / p.points_per_second;
+  return p;
+}
+
+UpdateStats Streamer::update(std::chrono::microseconds budget) {
+  using Clock = Impl::Clock;
+  Impl& s = *impl_;
+  detail::OctreeImpl& tree = detail::OctreeAccess::impl(*s.octree);
+  const auto start = Clock::now();
+  UpdateStats stats;
+  auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  auto finish = [&] {
+    const auto n = s.plan.batches.size();
+    stats.batches_left = n > s.next_batch ? n - s.next_batch : 0;
+    stats.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+    tree.last_update = stats;
+    if (s.next_batch >= n) s.finished = true;
+    if (s.config.on_progress) s.config.on_progress(s.progress());
+  };
+  /// Starts the upload of batch `b` when it is ready and not started yet.
+  auto prefetch = [&](std::size_t b) {
+    if (b >= s.plan.batches.size() || b == s.prefetched_batch) return;
+    const auto entry = s.ring->ready(b);
+    if (!entry || entry->error || entry->points.empty()) return;
+    tree.backend->prefetch(entry->points);
+    s.prefetched_batch = b;
+    s.points_uploaded += entry->points.size();
+  };
+  /// Moves past batch `b`: frees its slot, counts its file.
+  auto advance = [&](std::size_t b) {
+    s.ring->release(b);
+    s.next_batch = b + 1;
+    if (s.plan.last_of_source[b] && s.generator == nullptr) s.files_done += 1;
+  };
+
+  const double budget_ms = std::chrono::duration<double, std::milli>(budget).count();
+  while (!s.cancelled && s.next_batch < s.plan.batches.size()) {
+    const std::size_t b = s.next_batch;
+    const auto entry = s.ring->ready(b);
+    if (!entry) break;
+    if (entry->error) {
+      advance(b);
+      s.files_failed += 1;
+      s.source_failed[s.plan.batches[b].source] = true;
+      {
+        std::lock_guard lock(s.failures_mutex);
+        std::string message;
+        try {
+          std::rethrow_exception(entry->error);
+        } catch (const std::exception& e) {
+          message = e.what();
+        } catch (...) {
+          message = "unknown error";
+        }
+        s.failures.push_back(
+            {s.generator ? std::filesystem::path() : s.files[s.plan.batches[b].source].path,
+             message});
+      }
+      finish();
+      std::rethrow_exception(entry->error);
+    }
+    const std::size_t source = s.plan.batches[b].source;
+    if (entry->points.empty() || s.source_failed[source]) {
+      // An empty file, or a batch of a file whose error was reported: skipped.
+      advance(b);
+      continue;
+    }
+    if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
+      break;  // the next batch would overrun the budget: it waits for the next frame
+    }
+    if (b != s.prefetched_batch) {
+      s.points_uploaded += entry->points.size();  // uploaded in line by insert_batch()
+    }
+    prefetch(b + 1);  // copied while this batch's kernels run
+    const auto before = Clock::now();
+    try {
+      detail::insert_validated(tree, entry->points, stats);
+    } catch (...) {
+      advance(b);
+      finish();
+      throw;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+    s.batch_ms_estimate = s.batch_ms_estimate == 0.0 ? ms : 0.8 * s.batch_ms_estimate + 0.2 * ms;
+    s.points_inserted += entry->points.size();
+    advance(b);
+    if (budget_ms > 0.0 && elapsed_ms() >= budget_ms) break;
+  }
+  if (!s.cancelled) prefetch(s.next_batch);  // overlaps with the frame's rendering
+  finish();
+  return stats;
+}
+
+bool Streamer::wait(std::chrono::microseconds timeout) {
+  Impl& s = *impl_;
+  if (s.cancelled || s.next_batch >= s.plan.batches.size()) return false;
+  return s.ring->wait_ready(s.next_batch, timeout);
+}
+
+void Streamer::cancel() { impl_->stop_loaders(); }
+
+const Octree& Streamer::octree() const { return *impl_->octree; }
+StreamProgress Streamer::progress() const { return impl_->progress(); }
+bool Streamer::done() const {
+  return impl_->cancelled || impl_->next_batch >= impl_->plan.batches.size();
+}
+const std::vector<FileInfo>& Streamer::files() const { return impl_->files; }
+std::vector<StreamFailure> Streamer::failures() const {
+  std::lock_guard lock(impl_->failures_mutex);
+  return impl_->failures;
+}
+const std::vector<StreamBatch>& Streamer::batches() const { return impl_->plan.batches; }
+std::uint64_t Streamer::ring_bytes() const { return impl_->ring->capacity_bytes(); }
+
+}  // namespace simlod

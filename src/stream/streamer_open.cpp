@@ -1,0 +1,179 @@
+// Building a Streamer: sources (files, folders or the synthetic scene), the cube, the plan,
+// the octree, the ring and the loader threads.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+#include "stream/streamer_impl.hpp"
+
+namespace simlod {
+namespace {
+
+bool is_point_cloud(const std::filesystem::path& path) {
+  try {
+    (void)format_from_extension(path);
+    return true;
+  } catch (const InvalidInput&) {
+    return false;
+  }
+}
+
+/// Files in the order given; a directory's point-cloud files sorted by name.
+std::vector<std::filesystem::path> expand_paths(const std::vector<std::filesystem::path>& paths) {
+  if (paths.empty()) throw InvalidInput("Streamer::open: no file or folder given");
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      std::vector<std::filesystem::path> found;
+      for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+        if (entry.is_regular_file() && is_point_cloud(entry.path())) found.push_back(entry.path());
+      }
+      if (ec) throw IoError(fmt::format("'{}': cannot list the folder: {}", path.string(), ec.message()));
+      if (found.empty()) {
+        throw InvalidInput(fmt::format(
+            "'{}': the folder holds no .las, .laz, .sim or .ply file", path.string()));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(path, ec)) {
+      files.push_back(path);
+    } else {
+      throw InvalidInput(fmt::format("'{}': no such file or folder", path.string()));
+    }
+  }
+  return files;
+}
+
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void check_config(const StreamConfig& c) {
+  if (c.batch_points < 1) throw InvalidInput("stream config: batch_points must be at least 1");
+  if (c.cube && (c.cube->empty() || !std::isfinite(c.cube->min[0] + c.cube->max[0] +
+                                                   c.cube->min[1] + c.cube->max[1] +
+                                                   c.cube->min[2] + c.cube->max[2]))) {
+    throw InvalidInput("stream config: the declared cube must be finite and not empty");
+  }
+}
+
+std::uint32_t first_batch(const StreamConfig& c) {
+  return c.first_batch_points == 0 ? c.batch_points : std::min(c.first_batch_points, c.batch_points);
+}
+
+/// Reads the headers of `paths` on a few threads (LAZ headers decode a chunk to learn the
+/// colour depth); failures are kept per file.
+void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<FileInfo>& infos,
+                  std::vector<std::exception_ptr>& errors) {
+  infos.assign(paths.size(), FileInfo{});
+  errors.assign(paths.size(), nullptr);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) {
+      try {
+        infos[i] = read_info(paths[i]);
+      } catch (...) {
+        infos[i].path = paths[i];
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const unsigned threads = std::min<std::size_t>(hardware_threads(), paths.size());
+  std::vector<std::jthread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+}
+
+}  // namespace
+
+void Streamer::Impl::start_loading(const Bounds& cube) {
+  OctreeConfig oc = config.octree;
+  oc.max_batch_points = std::max(oc.max_batch_points, config.batch_points);
+  octree.emplace(Octree::create(cube, oc));
+  const detail::OctreeImpl& state = detail::OctreeAccess::impl(*octree);
+
+  source_failed.assign(std::max<std::size_t>(1, files.size()), false);
+  const std::size_t units = plan.units.size();
+  unsigned threads = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
+  if (generator) threads = 1;
+  threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
+  const unsigned slots = config.ring_batches != 0 ? config.ring_batches
+                                                  : std::max(4u, 2 * threads + 2);
+  ring = std::make_unique<detail::BatchRing>(slots, config.batch_points,
+                                             octree->backend() == Backend::Cuda);
+  loaders_context =
+      std::make_unique<detail::LoaderContext>(plan, *ring, std::max<std::size_t>(1, files.size()));
+  detail::LoaderContext& ctx = *loaders_context;
+  ctx.generator = generator.get();
+  ctx.files = files;
+  ctx.open_errors = open_errors;
+  for (const FileInfo& info : files) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(info.path, ec);
+    ctx.bytes_per_point.push_back(ec || info.point_count == 0
+                                      ? 0.0
+                                      : static_cast<double>(size) /
+                                            static_cast<double>(info.point_count));
+  }
+  ctx.origin = octree->cube().min;
+  ctx.geometry = state.geometry;
+  for (unsigned t = 0; t < threads; ++t) {
+    loaders.emplace_back([&ctx] { detail::run_loader(ctx); });
+  }
+}
+
+Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
+                        const StreamConfig& config) {
+  check_config(config);
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  const auto files = expand_paths(paths);
+  read_headers(files, impl->files, impl->open_errors);
+  const auto& errors = impl->open_errors;
+
+  Bounds bounds;
+  std::vector<detail::PlanSource> sources;
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileInfo& info = impl->files[i];
+    sources.push_back({info.point_count, info.seek_step, errors[i] != nullptr});
+    if (errors[i]) {
+      ++failed;
+    } else if (info.point_count > 0) {
+      bounds.expand(info.bounds);
+      impl->points_total += info.point_count;
+    }
+  }
+  if (failed == files.size()) {
+    if (files.size() == 1) std::rethrow_exception(errors[0]);
+    try {
+      std::rethrow_exception(errors[0]);
+    } catch (const std::exception& e) {
+      throw InvalidInput(fmt::format("none of the {} files could be opened; the first: {}",
+                                     files.size(), e.what()));
+    }
+  }
+  const Bounds cube = config.cube.value_or(bounds.empty() ? Bounds{{0, 0, 0}, {1, 1, 1}} : bounds);
+
+  impl->plan = detail::make_stream_plan(sources, first_batch(config), config.batch_points);
+  impl->start_loading(cube);
+  return Streamer(std::move(impl));
+}
+
+Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {
+  check_config(config);
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->generator = std::make_unique<synth::Generator>(scene);
+  impl->points_total = scene.points;
+  impl->plan =
+      detail::make_stream_plan({{scene.points, 0, false}}, first_batch(config), config.batch_points);
+  impl->start_loading(config.cube.value_or(impl->generator->bounds()));
+  return Streamer(std::move(impl));
+}
+
+}  // namespace simlod

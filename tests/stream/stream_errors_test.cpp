@@ -1,0 +1,152 @@
+// Bad input while streaming: the error surfaces on the caller's thread naming the file, the
+// points already inserted stay, and the other files go on.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "io/temp_dir.hpp"
+#include "simlod/error.hpp"
+#include "stream/stream_test_util.hpp"
+
+namespace simlod::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+StreamConfig small_stream() {
+  StreamConfig c;
+  c.octree.backend = Backend::Cpu;
+  c.octree.max_points_per_leaf = 5000;
+  c.octree.voxel_grid = 32;
+  c.octree.cpu_threads = 1;  // first-come voxel colours are then deterministic
+  c.batch_points = 4000;
+  c.loader_threads = 2;
+  return c;
+}
+
+void write_points(const std::filesystem::path& path, std::uint64_t n, std::uint64_t seed) {
+  synth::Generator gen({.points = n, .seed = seed});
+  std::vector<Point> points(n);
+  std::size_t got = 0;
+  while (got < n) got += gen.next(std::span(points).subspan(got));
+  auto writer = create_writer(path);
+  writer->write(points);
+  writer->close();
+}
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(StreamErrors, ATruncatedFileInAFolderIsNamedAndTheGoodFilesStay) {
+  TempDir dir;
+  write_points(dir / "tile_1.las", 10000, 1);
+  write_points(dir / "tile_2.las", 10000, 2);
+  write_points(dir / "tile_3.las", 10000, 3);
+  std::filesystem::resize_file(dir / "tile_2.las",
+                               std::filesystem::file_size(dir / "tile_2.las") - 1000);
+  Streamer streamer = Streamer::open({dir.path()}, small_stream());
+  const auto errors = stream_to_end(streamer);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(mentions(errors[0], "tile_2.las")) << errors[0];
+  EXPECT_EQ(streamer.octree().stats().points, 20000u);
+  const auto failures = streamer.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].path.filename(), "tile_2.las");
+  const StreamProgress p = streamer.progress();
+  EXPECT_EQ(p.files_failed, 1u);
+  EXPECT_EQ(p.files_done, 3u);  // the failed file counts as finished
+  EXPECT_TRUE(p.done);
+}
+
+TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
+  TempDir dir;
+  // SIM records are raw floats: poison point 9,000 of 10,000 with a NaN.
+  write_points(dir / "a.sim", 10000, 1);
+  {
+    std::fstream f(dir / "a.sim", std::ios::in | std::ios::out | std::ios::binary);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(dir / "a.sim") -
+                                        1000 * sizeof(Point) + 4));
+    f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+  }
+  write_points(dir / "b.sim", 5000, 2);
+  Streamer streamer = Streamer::open({dir / "a.sim", dir / "b.sim"}, small_stream());
+  const auto errors = stream_to_end(streamer);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(mentions(errors[0], "a.sim")) << errors[0];
+  EXPECT_TRUE(mentions(errors[0], "9000")) << errors[0];
+  // Batches of 4,000: points 0-7,999 of a.sim went in, the batch holding point 9,000 did not.
+  EXPECT_EQ(streamer.octree().stats().points, 8000u + 5000u);
+}
+
+TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {
+  TempDir dir;
+  write_points(dir / "a.sim", 3000, 1);
+  StreamConfig config = small_stream();
+  const FileInfo info = read_info(dir / "a.sim");
+  Bounds half = info.bounds;
+  half.max[0] = 0.5 * (half.min[0] + half.max[0]);
+  half.max[1] = half.max[0] - half.min[0] + half.min[1];  // a cube covering part of x
+  half.max[2] = half.max[0] - half.min[0] + half.min[2];
+  config.cube = half;
+  Streamer streamer = Streamer::open({dir / "a.sim"}, config);
+  const auto errors = stream_to_end(streamer);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(mentions(errors[0], "a.sim")) << errors[0];
+  EXPECT_TRUE(mentions(errors[0], "outside the octree cube")) << errors[0];
+  EXPECT_EQ(streamer.octree().stats().points, 0u);
+}
+
+TEST(StreamErrors, AnUnreadableHeaderIsReportedAtItsPlaceInTheStream) {
+  TempDir dir;
+  write_points(dir / "a.las", 5000, 1);
+  std::ofstream(dir / "b.las") << "this is not a LAS file";
+  write_points(dir / "c.las", 5000, 3);
+  Streamer streamer = Streamer::open({dir.path()}, small_stream());
+  std::vector<std::uint64_t> inserted_at_error;
+  while (!streamer.done()) {
+    try {
+      if (streamer.update(0ms).batches == 0) streamer.wait(20ms);
+    } catch (const InvalidInput& e) {
+      EXPECT_TRUE(mentions(e.what(), "b.las")) << e.what();
+      inserted_at_error.push_back(streamer.octree().stats().points);
+    }
+  }
+  ASSERT_EQ(inserted_at_error.size(), 1u);
+  EXPECT_EQ(inserted_at_error[0], 5000u) << "the error came before a.las was in";
+  EXPECT_EQ(streamer.octree().stats().points, 10000u);
+}
+
+TEST(StreamErrors, OpenRejectsWhatCannotBeStreamed) {
+  TempDir dir;
+  EXPECT_THROW((void)Streamer::open({}, small_stream()), InvalidInput);
+  try {
+    (void)Streamer::open({dir / "missing.las"}, small_stream());
+    FAIL() << "no error for a missing file";
+  } catch (const InvalidInput& e) {
+    EXPECT_TRUE(mentions(e.what(), "missing.las")) << e.what();
+  }
+  std::ofstream(dir / "readme.txt") << "x";
+  try {
+    (void)Streamer::open({dir.path()}, small_stream());
+    FAIL() << "no error for a folder without point clouds";
+  } catch (const InvalidInput& e) {
+    EXPECT_TRUE(mentions(e.what(), "no .las")) << e.what();
+  }
+  std::ofstream(dir / "bad.las") << "garbage";
+  EXPECT_THROW((void)Streamer::open({dir / "bad.las"}, small_stream()), InvalidInput);
+  StreamConfig config = small_stream();
+  config.batch_points = 0;
+  EXPECT_THROW((void)Streamer::synthetic({.points = 10}, config), InvalidInput);
+}
+
+TEST(StreamErrors, AnEmptySceneIsDoneAtOnce) {
+  Streamer streamer = Streamer::synthetic({.points = 0}, small_stream());
+  EXPECT_TRUE(stream_to_end(streamer).empty());
+  EXPECT_EQ(streamer.octree().stats().points, 0u);
+  EXPECT_TRUE(streamer.done());
+}
+
+}  // namespace
+}  // namespace simlod::test
