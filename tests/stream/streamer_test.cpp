@@ -131,7 +131,7 @@ TEST(Streamer, CancelStopsWithinOneBatchPerLoader) {
   config.loader_threads = 2;
   config.ring_batches = 8;  // loaders run at most 8 batches ahead of insertion
   Streamer streamer = Streamer::open({dir / "big.sim"}, config);
-  while (streamer.update(0ms).batches == 0) streamer.wait(10ms);
+  while (streamer.update(1us).batches == 0) streamer.wait(10ms);  // one batch
   const StreamProgress before = streamer.progress();
   streamer.cancel();  // returns once the loaders stopped
   const StreamProgress at_cancel = streamer.progress();
