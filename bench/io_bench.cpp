@@ -9,17 +9,15 @@
 // the disk. Counters: items_per_second = points/s, bytes_per_second = file bytes/s.
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_env.hpp"
+#include "bench_files.hpp"
 #include "simlod/io.hpp"
-#include "simlod/synth.hpp"
 
 namespace {
 
@@ -27,70 +25,6 @@ namespace fs = std::filesystem;
 using simlod::FileFormat;
 
 constexpr std::size_t kBatchPoints = 1 << 20;
-constexpr std::uint64_t kDefaultPoints = 10'000'000;
-constexpr std::uint64_t kSceneSeed = 1;
-
-std::uint64_t bench_points() {
-  const char* text = std::getenv("SIMLOD_BENCH_POINTS");
-  if (text == nullptr || *text == '\0') return kDefaultPoints;
-  const std::uint64_t n = std::strtoull(text, nullptr, 10);
-  return n > 0 ? n : kDefaultPoints;
-}
-
-fs::path bench_dir() {
-  const char* text = std::getenv("SIMLOD_BENCH_DIR");
-  if (text != nullptr && *text != '\0') return text;
-  return fs::temp_directory_path() / "simlod-bench";
-}
-
-const char* extension(FileFormat format) {
-  switch (format) {
-    case FileFormat::Las: return ".las";
-    case FileFormat::Laz: return ".laz";
-    case FileFormat::Sim: return ".sim";
-    case FileFormat::Ply: return ".ply";
-  }
-  return "";
-}
-
-bool usable(const fs::path& path, std::uint64_t points) {
-  try {
-    return fs::exists(path) && simlod::read_info(path).point_count == points;
-  } catch (const std::exception&) {
-    return false;  // unreadable or from an older format: write it again
-  }
-}
-
-// The scene in scan order, as a survey delivers it, written through the public writer API.
-// Written under a temporary name and renamed, so an interrupted run leaves no half file.
-void write_scene(const fs::path& path, std::uint64_t points) {
-  fs::create_directories(path.parent_path());
-  // The extension stays last: writers pick the format from it.
-  fs::path partial = path;
-  partial.replace_filename(path.stem().string() + ".partial" + path.extension().string());
-  {
-    simlod::synth::Generator gen(
-        {.points = points, .seed = kSceneSeed, .order = simlod::synth::Order::Scan});
-    auto writer = simlod::create_writer(partial);
-    std::vector<simlod::Point> batch(kBatchPoints);
-    while (const std::size_t n = gen.next(batch)) writer->write(std::span(batch).first(n));
-    writer->close();
-  }
-  fs::rename(partial, path);
-}
-
-/// The benchmark file for `format`, created on first use.
-const fs::path& scene_file(FileFormat format) {
-  static std::mutex mutex;
-  static std::map<FileFormat, fs::path> files;
-  const std::lock_guard lock(mutex);
-  if (auto it = files.find(format); it != files.end()) return it->second;
-  const std::uint64_t points = bench_points();
-  const fs::path path = bench_dir() / ("scene-" + std::to_string(points) + "-seed" +
-                                       std::to_string(kSceneSeed) + extension(format));
-  if (!usable(path, points)) write_scene(path, points);
-  return files.emplace(format, path).first->second;
-}
 
 void read_file(benchmark::State& state, FileFormat format, unsigned threads) {
   if (format == FileFormat::Laz && !simlod::laz_supported()) {
@@ -99,7 +33,8 @@ void read_file(benchmark::State& state, FileFormat format, unsigned threads) {
   }
   fs::path path;
   try {
-    path = scene_file(format);
+    path = simlod::bench::scene_file(format,
+                                     simlod::bench::env_points("SIMLOD_BENCH_POINTS", 10'000'000));
   } catch (const std::exception& e) {
     state.SkipWithError((std::string("cannot prepare the benchmark file: ") + e.what()).c_str());
     return;

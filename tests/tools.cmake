@@ -1,4 +1,4 @@
-# Tests of the example programs (simlod-convert, simlod-info, simlod-render), run through
+# Tests of the example programs (simlod-convert, simlod-info, simlod-render, simlod-demo), run through
 # tools/run_tool.cmake (see there for the step syntax). Tests that read the shared test data
 # skip when SIMLOD_TEST_DATA is unset at test time.
 
@@ -34,6 +34,7 @@ function(simlod_tool_test name)
       -DCONVERT=$<TARGET_FILE:simlod-convert>
       -DINFO=$<TARGET_FILE:simlod-info>
       -DRENDER=$<TARGET_FILE:simlod-render>
+      -DDEMO=$<TARGET_FILE:simlod-demo>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -118,3 +119,25 @@ simlod_tool_test(tool_render_errors
        "ERR=^simlod-render: error: unknown view 'sideways'"
   STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu")
 
+
+# simlod-demo: streams while rendering, writes frames, final pictures and the JSON summary;
+# a truncated file in a folder is reported by name while the good files are streamed.
+simlod_tool_test(tool_demo_synthetic
+  STEP demo --points 200000 --backend cpu --width 64 --height 48 --batch 20000 --fps 0
+       --frames <WORK>/frames --frame-ms 0 --stats <WORK>/stats.json -o <WORK>/final
+       "OUT=200000 points in" "OUT=first picture after" "OUT=update: [0-9]+ calls"
+       EXISTS=<WORK>/final-overview.png EXISTS=<WORK>/final-closeup.png
+       EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json)
+simlod_tool_test(tool_demo_folder_with_bad_file NEEDS_DATA
+  STEP cmake -E make_directory <WORK>/tiles
+  STEP convert <DATA>/lion_takanawa.las <WORK>/tiles/a.sim
+  STEP convert <DATA>/lion_node_r.las <WORK>/tiles/b.las
+  STEP convert <SRC>/data/tiny.ply <WORK>/tiles/c.sim
+  STEP cmake -E copy <SRC>/data/truncated.sim <WORK>/tiles/b2.sim
+  STEP demo <WORK>/tiles --backend cpu --width 64 --height 48 -o <WORK>/final RC=1
+       "ERR=simlod-demo: '.*b2.sim' ends with a truncated record"
+       "OUT=347194 points in" "OUT=error: '.*b2.sim'" EXISTS=<WORK>/final-overview.png)
+simlod_tool_test(tool_demo_errors
+  STEP demo --points 100 --backend gpu RC=1 "ERR=^simlod-demo: error: .*gpu"
+  STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"
+  STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder")

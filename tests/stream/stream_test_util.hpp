@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simlod/error.hpp"
 #include "simlod/io.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/stream.hpp"

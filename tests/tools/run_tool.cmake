@@ -2,10 +2,11 @@
 # test of bad input can require both "exit code 1" and the error text (ctest's WILL_FAIL and
 # FAIL_REGULAR_EXPRESSION cannot check both at once).
 #
-#   cmake -DCONVERT=<exe> -DINFO=<exe> -DRENDER=<exe> -DWORK_DIR=<dir> -DSTEPS=<n> -DSTEP1=<step> ...
+#   cmake -DCONVERT=<exe> -DINFO=<exe> -DRENDER=<exe> -DDEMO=<exe> -DWORK_DIR=<dir> -DSTEPS=<n> -DSTEP1=<step> ...
 #         [-DNEEDS_DATA=ON] -P run_tool.cmake
 #
-# A step is a '|'-separated list: the program ("convert", "info" or "render"), its arguments,
+# A step is a '|'-separated list: the program ("convert", "info", "render" or "demo"), its
+# arguments,
 # and checks:
 #   RC=<code>        expected exit code (default 0)
 #   OUT=<regex>      stdout must match          ERR=<regex>    stderr must match
@@ -51,6 +52,8 @@ foreach(i RANGE 1 ${STEPS})
       list(APPEND cmd "${INFO}")
     elseif(cmd STREQUAL "" AND item STREQUAL "render")
       list(APPEND cmd "${RENDER}")
+    elseif(cmd STREQUAL "" AND item STREQUAL "demo")
+      list(APPEND cmd "${DEMO}")
     else()
       list(APPEND cmd "${item}")
     endif()

@@ -1,0 +1,214 @@
+// End to end: a file (or the synthetic generator) streamed into the octree while a frame loop
+// renders it at 1920x1080, as simlod-demo does: each frame update(10 ms) then rasterize().
+//
+//   SIMLOD_BENCH_POINTS      points of the SIM and LAS files (default 10,000,000)
+//   SIMLOD_BENCH_LAZ_POINTS  points of the LAZ file (default: SIMLOD_BENCH_POINTS; writing LAZ
+//                            is single-threaded and slow)
+//   SIMLOD_BENCH_DIR         where the files live (bench_files.hpp)
+//
+// "warm": the file is in the page cache (read once before); "cold": its pages are dropped
+// before each run (fdatasync + posix_fadvise DONTNEED, no root needed). Counters:
+// items_per_second = points/s, bytes_per_second = file bytes/s, first_frame_ms (from the
+// start of Streamer::open to the end of the first rasterize() that drew points),
+// update_avg_ms / update_max_ms (per update() that inserted something), render_avg_ms.
+// The read_only_* cases run the loaders alone (a consumer that drops batches unread would
+// need internals; instead every loader-thread count reads the file with PointReader::seek
+// as the loaders do), to show what reading and parsing allow.
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "bench_env.hpp"
+#include "bench_files.hpp"
+#include "common/views.hpp"
+#include "simlod/simlod.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using simlod::FileFormat;
+
+std::uint64_t points_for(FileFormat format) {
+  const std::uint64_t n = simlod::bench::env_points("SIMLOD_BENCH_POINTS", 10'000'000);
+  return format == FileFormat::Laz ? simlod::bench::env_points("SIMLOD_BENCH_LAZ_POINTS", n) : n;
+}
+
+void drop_from_page_cache(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  (void)::fdatasync(fd);
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+void warm_page_cache(const fs::path& path) {
+  std::vector<char> buffer(std::size_t{64} << 20);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  while (::read(fd, buffer.data(), buffer.size()) > 0) {
+  }
+  ::close(fd);
+}
+
+struct RunResult {
+  double seconds = 0, first_frame_ms = -1, update_sum = 0, update_max = 0, render_sum = 0;
+  std::uint64_t points = 0, updates = 0, renders = 0;
+};
+
+/// One streaming run with a 1080p frame loop; `open` creates the Streamer.
+template <typename Open>
+RunResult stream_once(Open open, simlod::Framebuffer& fb) {
+  RunResult r;
+  const auto start = Clock::now();
+  simlod::Streamer streamer = open();
+  simlod::Bounds box;
+  box.min = {0, 0, 0};
+  box.max = streamer.octree().cube().size();
+  simlod::View view = simlod::examples::overview_view(box, fb.width(), fb.height());
+  for (;;) {
+    const bool done = streamer.done();
+    const simlod::UpdateStats u = streamer.update(std::chrono::milliseconds{10});
+    if (u.batches > 0) {
+      const double ms = static_cast<double>(u.duration.count()) / 1000.0;
+      r.update_sum += ms;
+      r.update_max = std::max(r.update_max, ms);
+      r.updates += 1;
+    }
+    const simlod::RenderStats rs = simlod::rasterize(streamer.octree(), view, fb);
+    r.render_sum += rs.total_ms;
+    r.renders += 1;
+    if (r.first_frame_ms < 0 && rs.points + rs.voxels > 0) {
+      r.first_frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    }
+    if (done) break;
+    if (u.batches == 0) streamer.wait(std::chrono::microseconds{500});
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.points = streamer.progress().points_inserted;
+  return r;
+}
+
+void report(benchmark::State& state, const std::vector<RunResult>& runs, std::uint64_t bytes) {
+  // Counters are per run; Google Benchmark's median aggregates them over repetitions.
+  const RunResult& r = runs.back();
+  state.SetIterationTime(r.seconds);
+  state.counters["items_per_second"] = static_cast<double>(r.points) / r.seconds;
+  state.counters["bytes_per_second"] = static_cast<double>(bytes) / r.seconds;
+  state.counters["first_frame_ms"] = r.first_frame_ms;
+  state.counters["update_avg_ms"] = r.updates ? r.update_sum / static_cast<double>(r.updates) : 0;
+  state.counters["update_max_ms"] = r.update_max;
+  state.counters["render_avg_ms"] = r.renders ? r.render_sum / static_cast<double>(r.renders) : 0;
+  state.counters["frames"] = static_cast<double>(r.renders);
+}
+
+simlod::Framebuffer& framebuffer() {
+  static simlod::Framebuffer fb(1920, 1080, simlod::resolve_backend(simlod::Backend::Auto));
+  return fb;
+}
+
+void stream_file(benchmark::State& state, FileFormat format, bool cold) {
+  if (format == FileFormat::Laz && !simlod::laz_supported()) {
+    state.SkipWithError("this build has no LAZ support");
+    return;
+  }
+  fs::path path;
+  try {
+    path = simlod::bench::scene_file(format, points_for(format));
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("cannot prepare the benchmark file: ") + e.what()).c_str());
+    return;
+  }
+  const std::uint64_t bytes = fs::file_size(path);
+  simlod::Framebuffer& fb = framebuffer();
+  std::vector<RunResult> runs;
+  for (auto _ : state) {
+    if (cold) {
+      drop_from_page_cache(path);
+    } else {
+      warm_page_cache(path);
+    }
+    runs.push_back(stream_once([&] { return simlod::Streamer::open({path}); }, fb));
+    report(state, runs, bytes);
+  }
+}
+
+void stream_synthetic(benchmark::State& state) {
+  const std::uint64_t n = points_for(FileFormat::Sim);
+  simlod::Framebuffer& fb = framebuffer();
+  std::vector<RunResult> runs;
+  for (auto _ : state) {
+    runs.push_back(stream_once(
+        [&] { return simlod::Streamer::synthetic({.points = n, .seed = 1}); }, fb));
+    report(state, runs, n * sizeof(simlod::Point));
+  }
+}
+
+/// The loaders' reading alone: `threads` readers take 1M-point batches (chunk-aligned for LAZ)
+/// in turn, seek and read, as the Streamer's loaders do, with no octree behind them.
+void read_only(benchmark::State& state, FileFormat format) {
+  if (format == FileFormat::Laz && !simlod::laz_supported()) {
+    state.SkipWithError("this build has no LAZ support");
+    return;
+  }
+  const fs::path path = simlod::bench::scene_file(format, points_for(format));
+  const auto threads = static_cast<unsigned>(state.range(0));
+  const simlod::FileInfo info = simlod::read_info(path);
+  const std::uint64_t step = info.seek_step > 1 ? info.seek_step : 1;
+  const std::uint64_t batch = std::max<std::uint64_t>(1, (std::uint64_t{1} << 20) / step) * step;
+  warm_page_cache(path);
+  for (auto _ : state) {
+    std::atomic<std::uint64_t> next{0};
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        simlod::ReaderOptions options;
+        options.threads = 1;
+        auto reader = simlod::open_reader(path, options);
+        std::vector<simlod::Point> buffer(batch);
+        for (std::uint64_t first = next.fetch_add(batch); first < info.point_count;
+             first = next.fetch_add(batch)) {
+          reader->seek(first);
+          benchmark::DoNotOptimize(reader->read(buffer));
+        }
+      });
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(info.point_count * state.iterations()));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
+}
+
+template <typename B>
+void stream_options(B* b, int repetitions) {
+  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)
+      ->Unit(benchmark::kMillisecond);
+}
+
+#define SIMLOD_STREAM_CASE(name, format, cold, reps) \
+  BENCHMARK_CAPTURE(stream_file, name, format, cold)->Apply([](auto* b) { stream_options(b, reps); })
+
+SIMLOD_STREAM_CASE(sim_warm, FileFormat::Sim, false, 5);
+SIMLOD_STREAM_CASE(sim_cold, FileFormat::Sim, true, 3);
+SIMLOD_STREAM_CASE(las_warm, FileFormat::Las, false, 5);
+SIMLOD_STREAM_CASE(las_cold, FileFormat::Las, true, 3);
+SIMLOD_STREAM_CASE(laz_warm, FileFormat::Laz, false, 3);
+SIMLOD_STREAM_CASE(laz_cold, FileFormat::Laz, true, 1);
+BENCHMARK(stream_synthetic)->Apply([](auto* b) { stream_options(b, 1); });
+
+BENCHMARK_CAPTURE(read_only, sim, FileFormat::Sim)->Arg(1)->Arg(4)->Arg(16)->Iterations(3)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(read_only, las, FileFormat::Las)->Arg(1)->Arg(4)->Arg(16)->Iterations(3)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(read_only, laz, FileFormat::Laz)->Arg(16)->Iterations(1)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

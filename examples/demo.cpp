@@ -1,0 +1,259 @@
+// simlod-demo: the main job. Streams a synthetic scene (no arguments) or files and folders
+// into an LOD octree while rendering it every frame, as a viewer would: points appear tens of
+// milliseconds after loading starts and the picture fills in as the rest streams in.
+// Writes PNG frames during loading (--frames), a final overview and close-up, and a summary
+// (--stats: the same as JSON).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/frame_writer.hpp"
+#include "common/json.hpp"
+#include "common/progress.hpp"
+#include "common/views.hpp"
+#include "simlod/simlod.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace ex = simlod::examples;
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::uint64_t points = 100'000'000, seed = 1;
+  std::string order = "scan", backend = "auto", frames_dir, stats_path, output = "out/demo";
+  double budget_ms = 10.0, frame_ms = 500.0, fps = 60.0, lod = 128.0;
+  std::uint32_t batch = 0, first_batch = 1u << 14, width = 1280, height = 720;
+  unsigned loaders = 0;
+  std::string view = "overview";
+  bool edl = false, quiet = false;
+};
+
+struct Summary {
+  std::uint64_t points = 0;
+  double seconds = 0.0, first_frame_ms = -1.0;
+  double update_ms_sum = 0.0, update_ms_max = 0.0, render_ms_sum = 0.0;
+  std::uint64_t updates = 0, renders = 0, frames_written = 0;
+  std::vector<std::string> errors;
+};
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// The scene's box in octree coordinates: the files' bounds (or the cube) minus the cube's
+/// corner, so the cameras frame the data, not the empty top of the cube.
+simlod::Bounds scene_box(const simlod::Streamer& s) {
+  simlod::Bounds box;
+  const auto& origin = s.octree().cube().min;
+  simlod::Bounds all;
+  for (const auto& f : s.files()) {
+    if (f.point_count > 0) all.expand(f.bounds);
+  }
+  if (all.empty()) all = s.octree().cube();
+  for (int a = 0; a < 3; ++a) {
+    box.min[a] = all.min[a] - origin[a];
+    box.max[a] = all.max[a] - origin[a];
+  }
+  return box;
+}
+
+simlod::View make_view(const Options& o, std::string_view name, const simlod::Bounds& box) {
+  simlod::View v = ex::named_view(name, box, o.width, o.height);
+  v.lod_threshold = static_cast<float>(o.lod);
+  v.eye_dome_lighting = o.edl;
+  v.background = simlod::pack_rgba(24, 26, 32);
+  return v;
+}
+
+std::string stats_json(const Summary& s, const simlod::OctreeStats& t, simlod::Backend backend) {
+  const double mps = s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0;
+  const std::uint64_t bytes = t.bytes_points + t.bytes_voxels + t.bytes_grids + t.bytes_nodes;
+  return fmt::format(
+      "{{\n  \"backend\": {},\n  \"points\": {},\n  \"seconds\": {},\n  \"mps\": {},\n"
+      "  \"first_frame_ms\": {},\n  \"update_ms_avg\": {},\n  \"update_ms_max\": {},\n"
+      "  \"render_ms_avg\": {},\n  \"updates\": {},\n  \"renders\": {},\n  \"nodes\": {},\n"
+      "  \"leaves\": {},\n  \"inner_nodes\": {},\n  \"voxels\": {},\n  \"bytes\": {},\n"
+      "  \"bytes_points\": {},\n  \"bytes_voxels\": {},\n  \"bytes_grids\": {},\n"
+      "  \"bytes_nodes\": {},\n  \"errors\": {}\n}}\n",
+      ex::json_string(std::string(simlod::to_string(backend))), s.points,
+      ex::json_number(s.seconds), ex::json_number(mps), ex::json_number(s.first_frame_ms),
+      ex::json_number(s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0),
+      ex::json_number(s.update_ms_max),
+      ex::json_number(s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0),
+      s.updates, s.renders, t.nodes, t.leaves, t.inner_nodes, t.voxels, bytes, t.bytes_points,
+      t.bytes_voxels, t.bytes_grids, t.bytes_nodes, s.errors.size());
+}
+
+void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backend backend) {
+  const double mib = 1024.0 * 1024.0;
+  fmt::print("simlod-demo: {} points in {:.2f} s ({:.1f} M points/s), {} backend\n", s.points,
+             s.seconds, s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0,
+             simlod::to_string(backend));
+  fmt::print("  first picture after {:.1f} ms\n", s.first_frame_ms);
+  fmt::print("  update: {} calls, {:.2f} ms average, {:.2f} ms max\n", s.updates,
+             s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max);
+  fmt::print("  render: {} frames, {:.2f} ms average\n", s.renders,
+             s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0);
+  fmt::print("  octree: {} nodes ({} leaves, {} inner), depth {}, {} voxels\n", t.nodes, t.leaves,
+             t.inner_nodes, t.depth, t.voxels);
+  fmt::print("  memory: points {:.1f} MiB, voxels {:.1f} MiB, grids {:.1f} MiB, nodes {:.1f} MiB\n",
+             static_cast<double>(t.bytes_points) / mib, static_cast<double>(t.bytes_voxels) / mib,
+             static_cast<double>(t.bytes_grids) / mib, static_cast<double>(t.bytes_nodes) / mib);
+  for (const auto& e : s.errors) fmt::print("  error: {}\n", e);
+}
+
+int run(const Options& o) {
+  const simlod::Backend backend = simlod::parse_backend(o.backend);
+  simlod::StreamConfig config;
+  config.octree.backend = backend;
+  // 1M-point batches (SimLOD) on the GPU; on the CPU a 1M batch takes a few hundred ms, so
+  // smaller ones keep each update near the frame budget.
+  const simlod::Backend resolved = simlod::resolve_backend(backend);
+  config.batch_points = o.batch != 0 ? o.batch : resolved == simlod::Backend::Cuda ? 1u << 20
+                                                                                    : 1u << 16;
+  config.first_batch_points = o.first_batch;
+  config.loader_threads = o.loaders;
+  if (o.order != "scan" && o.order != "morton") {
+    throw simlod::InvalidInput("--order must be scan or morton");
+  }
+  // The framebuffer first: it starts the device, which a viewer has done before loading.
+  simlod::Framebuffer fb(o.width, o.height, resolved);
+  ex::FrameWriter writer;
+  if (!o.frames_dir.empty()) std::filesystem::create_directories(o.frames_dir);
+
+  const auto start = Clock::now();
+  simlod::Streamer streamer =
+      o.inputs.empty()
+          ? simlod::Streamer::synthetic(
+                {.points = o.points,
+                 .seed = o.seed,
+                 .order = o.order == "morton" ? simlod::synth::Order::Morton
+                                              : simlod::synth::Order::Scan},
+                config)
+          : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
+  const simlod::Bounds box = scene_box(streamer);
+  const simlod::View view = make_view(o, o.view, box);
+  ex::ProgressBar bar("streaming", streamer.progress().points_total,
+                      o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
+
+  Summary s;
+  const auto budget = std::chrono::microseconds(static_cast<std::int64_t>(o.budget_ms * 1000.0));
+  const double render_interval_ms = o.fps > 0 ? 1000.0 / o.fps : 0.0;
+  auto last_render = start - std::chrono::hours(1);
+  auto last_frame_file = start - std::chrono::hours(1);
+  for (;;) {
+    const bool done = streamer.done();
+    simlod::UpdateStats u;
+    try {
+      u = streamer.update(budget);
+    } catch (const simlod::Error& e) {  // a bad file: report it, keep loading the others
+      s.errors.emplace_back(e.what());
+      if (!o.quiet) fmt::print(stderr, "\nsimlod-demo: {}\n", e.what());
+      continue;
+    }
+    if (u.batches > 0) {
+      const double ms = static_cast<double>(u.duration.count()) / 1000.0;
+      s.update_ms_sum += ms;
+      s.update_ms_max = std::max(s.update_ms_max, ms);
+      s.updates += 1;
+    }
+    const std::uint64_t inserted = streamer.progress().points_inserted;
+    bar.update(inserted);
+    const bool first = s.first_frame_ms < 0 && inserted > 0;
+    if (first || ms_since(last_render) >= render_interval_ms || done) {
+      last_render = Clock::now();
+      const simlod::RenderStats r = simlod::rasterize(streamer.octree(), view, fb);
+      s.render_ms_sum += r.total_ms;
+      s.renders += 1;
+      if (first) s.first_frame_ms = ms_since(start);
+      if (!o.frames_dir.empty() && inserted > 0 && ms_since(last_frame_file) >= o.frame_ms &&
+          writer.idle()) {
+        last_frame_file = Clock::now();
+        writer.offer(std::filesystem::path(o.frames_dir) /
+                         fmt::format("frame-{:05}.png", s.frames_written++),
+                     o.width, o.height, fb.download());
+      }
+    }
+    if (done) break;
+    if (u.batches == 0) streamer.wait(std::chrono::milliseconds(2));
+  }
+  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  s.points = streamer.progress().points_inserted;
+  bar.finish();
+  writer.wait();
+
+  std::filesystem::create_directories(std::filesystem::path(o.output).parent_path().empty()
+                                          ? std::filesystem::path(".")
+                                          : std::filesystem::path(o.output).parent_path());
+  for (const char* name : {"overview", "closeup"}) {
+    const simlod::View v = make_view(o, name, box);
+    simlod::rasterize(streamer.octree(), v, fb);
+    fb.save_png(fmt::format("{}-{}.png", o.output, name));
+  }
+  const simlod::OctreeStats t = streamer.octree().stats();
+  print_summary(s, t, streamer.octree().backend());
+  fmt::print("  pictures: {}-overview.png, {}-closeup.png{}\n", o.output, o.output,
+             o.frames_dir.empty() ? std::string()
+                                  : fmt::format(", {} frames in {}", s.frames_written,
+                                                o.frames_dir));
+  if (!o.stats_path.empty()) {
+    std::ofstream out(o.stats_path);
+    out << stats_json(s, t, streamer.octree().backend());
+    if (!out) throw simlod::IoError(fmt::format("'{}': cannot write the statistics", o.stats_path));
+  }
+  return s.errors.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Streams point clouds (or a synthetic scene) into an LOD octree while rendering "
+               "it, as a viewer would"};
+  Options o;
+  app.add_option("inputs", o.inputs, "LAS/LAZ/SIM/PLY files or folders (default: a synthetic "
+                                     "scene)");
+  app.add_option("--points", o.points, "synthetic scene size")->capture_default_str();
+  app.add_option("--seed", o.seed, "synthetic scene seed")->capture_default_str();
+  app.add_option("--order", o.order, "synthetic point order: scan or morton")
+      ->capture_default_str();
+  app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--budget-ms", o.budget_ms, "update budget per frame (0: everything ready)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10000.0));
+  app.add_option("--batch", o.batch, "points per batch (0: 1M on CUDA, 64k on the CPU)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 24));
+  app.add_option("--first-batch", o.first_batch, "points of the first batch (quick first picture)")
+      ->capture_default_str();
+  app.add_option("--loaders", o.loaders, "loader threads (0: all cores)")->capture_default_str();
+  app.add_option("--width", o.width)->capture_default_str()->check(CLI::Range(16u, 16384u));
+  app.add_option("--height", o.height)->capture_default_str()->check(CLI::Range(16u, 16384u));
+  app.add_option("--view", o.view, "camera of the frames: overview or closeup")
+      ->capture_default_str();
+  app.add_option("--lod", o.lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
+  app.add_flag("--edl", o.edl, "eye-dome lighting");
+  app.add_option("--fps", o.fps, "frames rendered per second at most (0: after every update)")
+      ->capture_default_str();
+  app.add_option("--frames", o.frames_dir, "write PNG frames during loading into this folder");
+  app.add_option("--frame-ms", o.frame_ms, "milliseconds between written frames")
+      ->capture_default_str();
+  app.add_option("-o,--output", o.output, "final pictures: OUTPUT-overview.png, -closeup.png")
+      ->capture_default_str();
+  app.add_option("--stats", o.stats_path, "write the summary as JSON to this file");
+  app.add_flag("-q,--quiet", o.quiet, "no progress bar");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "simlod-demo: error: {}\n", e.what());
+    return 1;
+  }
+}
