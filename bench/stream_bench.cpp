@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench_env.hpp"
+#include "core/host_buffer.hpp"
 #include "bench_files.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
@@ -184,6 +185,78 @@ void read_only(benchmark::State& state, FileFormat format) {
   state.SetBytesProcessed(
       static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
 }
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// Where the time before the first picture goes: creating the octree (device reserve),
+/// pinning ring buffers, the first batch, the first update.
+void startup(benchmark::State& state) {
+  const fs::path path = simlod::bench::scene_file(FileFormat::Sim, points_for(FileFormat::Sim));
+  const simlod::Bounds cube = simlod::read_info(path).bounds;
+  const std::size_t slot_bytes = (std::size_t{1} << 20) * sizeof(simlod::Point);
+  std::vector<simlod::Point> first(1 << 14);
+  {
+    auto reader = simlod::open_reader(path);
+    (void)reader->read(first);
+  }
+  /// Creates an octree, inserts 16k points and returns {create ms, first update ms}.
+  auto first_update = [&] {
+    auto t = Clock::now();
+    simlod::Octree tree = simlod::Octree::create(cube);
+    const double create = ms_since(t);
+    tree.insert(first);
+    t = Clock::now();
+    tree.update();
+    return std::pair{create, ms_since(t)};
+  };
+  for (auto _ : state) {
+    const auto [create, update] = first_update();
+    state.counters["create_octree_ms"] = create;
+    state.counters["first_update_fresh_ms"] = update;
+    const auto [create2, update2] = first_update();
+    state.counters["create_octree_again_ms"] = create2;
+    state.counters["first_update_again_ms"] = update2;
+    {
+      std::jthread pinning([&] {
+        std::vector<simlod::detail::HostBuffer> ring;
+        for (int i = 0; i < 34; ++i) ring.emplace_back(slot_bytes, true);
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds{5});
+      state.counters["first_update_while_pinning_ms"] = first_update().second;
+    }
+    auto t = Clock::now();
+    t = Clock::now();
+    { simlod::detail::HostBuffer one(slot_bytes, true); }
+    state.counters["pin_16MB_ms"] = ms_since(t);
+    t = Clock::now();
+    {
+      std::vector<simlod::detail::HostBuffer> ring(34);
+      std::vector<std::jthread> pool;
+      for (unsigned k = 0; k < 16; ++k) {
+        pool.emplace_back([&, k] {
+          for (std::size_t i = k; i < ring.size(); i += 16) {
+            ring[i] = simlod::detail::HostBuffer(slot_bytes, true);
+          }
+        });
+      }
+    }
+    state.counters["pin_34x16MB_16_threads_ms"] = ms_since(t);
+    warm_page_cache(path);
+    t = Clock::now();
+    simlod::Streamer streamer = simlod::Streamer::open({path});
+    state.counters["open_ms"] = ms_since(t);
+    while (!streamer.wait(std::chrono::milliseconds{1})) {
+    }
+    state.counters["first_batch_ready_ms"] = ms_since(t);
+    const auto u = streamer.update(std::chrono::milliseconds{10});
+    state.counters["first_update_ms"] = static_cast<double>(u.duration.count()) / 1000.0;
+    state.counters["first_update_batches"] = static_cast<double>(u.batches);
+    state.counters["to_first_update_end_ms"] = ms_since(t);
+  }
+}
+BENCHMARK(startup)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond);
 
 template <typename B>
 void stream_options(B* b, int repetitions) {

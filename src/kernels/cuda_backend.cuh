@@ -47,6 +47,9 @@ class CudaBackend final : public OctreeBackend {
 
  private:
   void upload(std::span<const Point> batch);
+  /// The second batch buffer, its copy stream and event (cuda_prefetch.cu); without device
+  /// memory for it prefetch() does nothing.
+  void reserve_second_batch_buffer();
   /// Points base_.d_batch at the buffer that holds `batch` (prefetched) or uploads it.
   void stage(std::span<const Point> batch);
   [[nodiscard]] std::byte* arena() const { return static_cast<std::byte*>(arena_.get()); }
@@ -60,7 +63,7 @@ class CudaBackend final : public OctreeBackend {
   StreamHandle stream_;
   EventHandle started_, uploaded_, done_;
   TreeView base_;             ///< pointers and parameters; per-batch fields are filled in
-  /// Batch buffers: [0] in the arena, [1] allocated at the first prefetch(); base_.d_batch is
+  /// Batch buffers: [0] in the arena, [1] next to it (prefetch target); base_.d_batch is
   /// the one the last batch used.
   Point* d_batches_[2] = {nullptr, nullptr};
   DeviceMemory second_batch_;

@@ -7,25 +7,29 @@
 
 namespace simlod::detail {
 
+void CudaBackend::reserve_second_batch_buffer() {
+  // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming
+  // waits behind the loaders' page-locking of ring buffers (hundreds of milliseconds).
+  void* p = nullptr;
+  const cudaError_t err = cudaMalloc(&p, std::size_t{layout_.max_batch} * sizeof(Point));
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    return;
+  }
+  check_cuda(err, "cudaMalloc(second batch buffer)", __FILE__, __LINE__);
+  second_batch_ = DeviceMemory(p);
+  d_batches_[1] = static_cast<Point*>(p);
+  cudaStream_t stream = nullptr;
+  SIMLOD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  copy_stream_ = StreamHandle(stream);
+  cudaEvent_t event = nullptr;
+  SIMLOD_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  copied_ = EventHandle(event);
+}
+
 void CudaBackend::prefetch(std::span<const Point> batch) {
   if (batch.empty() || batch.size() > layout_.max_batch) return;  // insert_batch() reports it
-  if (d_batches_[1] == nullptr) {
-    void* p = nullptr;
-    const cudaError_t err = cudaMalloc(&p, std::size_t{layout_.max_batch} * sizeof(Point));
-    if (err == cudaErrorMemoryAllocation) {  // no room for a second buffer: upload in line
-      (void)cudaGetLastError();
-      return;
-    }
-    check_cuda(err, "cudaMalloc(second batch buffer)", __FILE__, __LINE__);
-    second_batch_ = DeviceMemory(p);
-    d_batches_[1] = static_cast<Point*>(p);
-    cudaStream_t stream = nullptr;
-    SIMLOD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    copy_stream_ = StreamHandle(stream);
-    cudaEvent_t event = nullptr;
-    SIMLOD_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    copied_ = EventHandle(event);
-  }
+  if (d_batches_[1] == nullptr) return;  // no room for a second buffer: upload in line
   // No batch runs between insert_batch() calls (each ends with a synchronisation), so the
   // buffer the last batch did not use is free; a pending prefetch is simply overwritten (the
   // copy stream keeps the copies in order).

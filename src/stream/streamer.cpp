@@ -13,9 +13,7 @@ namespace simlod {
 Streamer::Streamer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Streamer::Streamer(Streamer&&) noexcept = default;
 Streamer& Streamer::operator=(Streamer&&) noexcept = default;
-Streamer::~Streamer() {
-  if (impl_) impl_->stop_loaders();
-}
+Streamer::~Streamer() = default;  // ~Impl stops the loaders
 
 void Streamer::Impl::stop_loaders() {
   cancelled = true;

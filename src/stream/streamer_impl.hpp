@@ -44,9 +44,10 @@ struct Streamer::Impl {
   std::vector<bool> source_failed;  ///< per source: its error was reported, skip the rest
   mutable std::mutex failures_mutex;
 
-  /// Creates the octree over `cube`, the ring and the loaders (after the sources and the
-  /// plan are set).
+  /// Starts the loaders over `cube`, then creates the octree (after the sources and the plan
+  /// are set).
   void start_loading(const Bounds& cube);
+  ~Impl() { stop_loaders(); }
   void stop_loaders();
   [[nodiscard]] StreamProgress progress() const;
 };

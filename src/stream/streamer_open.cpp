@@ -65,6 +65,18 @@ std::uint32_t first_batch(const StreamConfig& c) {
   return c.first_batch_points == 0 ? c.batch_points : std::min(c.first_batch_points, c.batch_points);
 }
 
+/// Device memory a CUDA octree reserves for a stream of `points` points when the caller set no
+/// memory_bytes: about twice what SimLOD's configuration uses per point (28 B measured: points,
+/// voxels, grids), with the occupancy grids scaled to the configured leaf size, plus 2 GB for
+/// the per-batch working space. A small reserve is quicker to allocate (the first picture)
+/// and leaves the device to the rest of the application; memory_fraction stays the cap.
+std::uint64_t stream_reserve_bytes(const OctreeConfig& c, std::uint64_t points) {
+  const double grid_bytes = std::pow(static_cast<double>(c.voxel_grid), 3.0) / 8.0;
+  const double per_point = 48.0 + 2.0 * grid_bytes / static_cast<double>(c.max_points_per_leaf);
+  const double bytes = per_point * static_cast<double>(points) + 2.0 * (1u << 30);
+  return static_cast<std::uint64_t>(std::min(bytes, 1e15));
+}
+
 /// Reads the headers of `paths` on a few threads (LAZ headers decode a chunk to learn the
 /// colour depth); failures are kept per file.
 void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<FileInfo>& infos,
@@ -93,8 +105,11 @@ void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<F
 void Streamer::Impl::start_loading(const Bounds& cube) {
   OctreeConfig oc = config.octree;
   oc.max_batch_points = std::max(oc.max_batch_points, config.batch_points);
-  octree.emplace(Octree::create(cube, oc));
-  const detail::OctreeImpl& state = detail::OctreeAccess::impl(*octree);
+  detail::validate_config(oc);
+  oc.backend = resolve_backend(oc.backend);
+  // The loaders need only the cube's geometry, so they start before the octree exists: the
+  // first batch is read (and its buffer page-locked) while the device memory is reserved.
+  const detail::OctreeGeometry geometry = detail::make_geometry(cube, oc);
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
   const std::size_t units = plan.units.size();
@@ -104,7 +119,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   const unsigned slots = config.ring_batches != 0 ? config.ring_batches
                                                   : std::max(4u, 2 * threads + 2);
   ring = std::make_unique<detail::BatchRing>(slots, config.batch_points,
-                                             octree->backend() == Backend::Cuda);
+                                             oc.backend == Backend::Cuda);
   loaders_context =
       std::make_unique<detail::LoaderContext>(plan, *ring, std::max<std::size_t>(1, files.size()));
   detail::LoaderContext& ctx = *loaders_context;
@@ -119,11 +134,21 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
                                       : static_cast<double>(size) /
                                             static_cast<double>(info.point_count));
   }
-  ctx.origin = octree->cube().min;
-  ctx.geometry = state.geometry;
+  ctx.origin = geometry.cube.min;
+  ctx.geometry = geometry;
   for (unsigned t = 0; t < threads; ++t) {
     loaders.emplace_back([&ctx] { detail::run_loader(ctx); });
   }
+  // On failure ~Impl stops the loaders.
+  if (oc.backend == Backend::Cuda && oc.memory_bytes == 0) {
+    oc.memory_bytes = stream_reserve_bytes(oc, points_total);
+    try {
+      octree.emplace(Octree::create(cube, oc));
+    } catch (const CapacityError&) {
+      oc.memory_bytes = 0;  // the estimate does not fit: memory_fraction of what is free
+    }
+  }
+  if (!octree) octree.emplace(Octree::create(cube, oc));
 }
 
 Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
