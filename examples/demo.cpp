@@ -124,8 +124,10 @@ int run(const Options& o) {
   if (o.order != "scan" && o.order != "morton") {
     throw simlod::InvalidInput("--order must be scan or morton");
   }
-  // The framebuffer first: it starts the device, which a viewer has done before loading.
+  // What a viewer sets up when it starts, before anything is loaded: the device (through the
+  // framebuffer) and the page-locked buffers of the stream.
   simlod::Framebuffer fb(o.width, o.height, resolved);
+  simlod::Streamer::prepare(config);
   ex::FrameWriter writer;
   if (!o.frames_dir.empty()) std::filesystem::create_directories(o.frames_dir);
 

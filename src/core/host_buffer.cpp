@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
 #include <new>
+#include <vector>
 
 #include "simlod/error.hpp"
 
@@ -29,6 +31,63 @@ void HostBuffer::Free::operator()(void* p) const noexcept {
     free_pinned(p);
   } else {
     ::operator delete(p, std::align_val_t{64});
+  }
+}
+
+namespace {
+
+struct PinnedPool {
+  std::mutex mutex;
+  std::vector<HostBuffer> buffers;
+  std::size_t bytes = 0;
+};
+
+PinnedPool& pool() {
+  static auto* p = new PinnedPool;  // never destroyed: no cudaFreeHost after CUDA shuts down
+  return *p;
+}
+
+}  // namespace
+
+HostBuffer take_host_buffer(std::size_t bytes, bool pinned) {
+  if (pinned) {
+    PinnedPool& p = pool();
+    std::lock_guard lock(p.mutex);
+    for (auto it = p.buffers.begin(); it != p.buffers.end(); ++it) {
+      if (it->size() == bytes) {
+        HostBuffer found = std::move(*it);
+        p.buffers.erase(it);
+        p.bytes -= bytes;
+        return found;
+      }
+    }
+  }
+  return HostBuffer(bytes, pinned);
+}
+
+void return_host_buffer(HostBuffer buffer) {
+  if (!buffer.pinned()) return;
+  PinnedPool& p = pool();
+  std::lock_guard lock(p.mutex);
+  if (p.bytes + buffer.size() > kPinnedPoolBytes) return;  // freed here
+  p.bytes += buffer.size();
+  p.buffers.push_back(std::move(buffer));
+}
+
+void fill_pinned_pool(std::size_t bytes, std::size_t count) {
+  PinnedPool& p = pool();
+  std::size_t have = 0;
+  {
+    std::lock_guard lock(p.mutex);
+    for (const HostBuffer& b : p.buffers) have += b.size() == bytes ? 1 : 0;
+  }
+  for (; have < count; ++have) {
+    HostBuffer b(bytes, true);
+    if (!b.pinned()) return;  // no page-locked memory to be had
+    std::lock_guard lock(p.mutex);
+    if (p.bytes + bytes > kPinnedPoolBytes) return;
+    p.bytes += bytes;
+    p.buffers.push_back(std::move(b));
   }
 }
 

@@ -33,4 +33,17 @@ class HostBuffer {
   std::size_t size_ = 0;
 };
 
+/// Page-locked buffers outlive the stream that pinned them: pinning costs about 10 ms per
+/// 16 MB on the GPU test machine and holds up every other device allocation meanwhile (the
+/// octree's reserve too), so later streams reuse the buffers of earlier ones. At most
+/// kPinnedPoolBytes are kept; the pool lives until the process ends.
+inline constexpr std::size_t kPinnedPoolBytes = std::size_t{1} << 30;
+
+/// A buffer of exactly `bytes` from the pool, or a new HostBuffer(bytes, pinned).
+[[nodiscard]] HostBuffer take_host_buffer(std::size_t bytes, bool pinned);
+/// Keeps a pinned buffer for take_host_buffer() while the pool has room; frees it otherwise.
+void return_host_buffer(HostBuffer buffer);
+/// Pins buffers until the pool holds `count` buffers of `bytes` (within kPinnedPoolBytes).
+void fill_pinned_pool(std::size_t bytes, std::size_t count);
+
 }  // namespace simlod::detail

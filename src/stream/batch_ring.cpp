@@ -7,6 +7,10 @@ BatchRing::BatchRing(unsigned slots, std::size_t slot_points, bool pinned)
   for (unsigned i = 0; i < slots; ++i) slots_[i].seq = i;
 }
 
+BatchRing::~BatchRing() {
+  for (Slot& slot : slots_) return_host_buffer(std::move(slot.buffer));
+}
+
 Point* BatchRing::acquire(std::uint64_t seq) {
   Slot& slot = slots_[seq % slots_.size()];
   {
@@ -17,7 +21,7 @@ Point* BatchRing::acquire(std::uint64_t seq) {
   // Only the loader of batch `seq` touches the slot until it publishes, so the allocation
   // (pinning 16 MB takes milliseconds) runs outside the lock.
   if (slot.buffer.data() == nullptr) {
-    slot.buffer = HostBuffer(slot_points_ * sizeof(Point), pinned_);
+    slot.buffer = take_host_buffer(slot_points_ * sizeof(Point), pinned_);
   }
   return static_cast<Point*>(slot.buffer.data());
 }

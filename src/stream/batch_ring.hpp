@@ -20,9 +20,13 @@ namespace simlod::detail {
 
 class BatchRing {
  public:
-  /// `slots` buffers of `slot_points` points each, allocated when first used; `pinned`: page-
-  /// locked memory (HostBuffer).
+  /// `slots` buffers of `slot_points` points each, taken when first used (from the pinned
+  /// pool when `pinned`, see host_buffer.hpp).
   BatchRing(unsigned slots, std::size_t slot_points, bool pinned);
+  /// Returns the buffers to the pinned pool (host_buffer.hpp) for the next stream.
+  ~BatchRing();
+  BatchRing(const BatchRing&) = delete;
+  BatchRing& operator=(const BatchRing&) = delete;
 
   // Loader side.
   /// The buffer for batch `seq`; blocks until batch seq - slots was released. nullptr once

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/host_buffer.hpp"
 #include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
 #include "stream/streamer_impl.hpp"
@@ -65,6 +66,10 @@ std::uint32_t first_batch(const StreamConfig& c) {
   return c.first_batch_points == 0 ? c.batch_points : std::min(c.first_batch_points, c.batch_points);
 }
 
+unsigned ring_slots(const StreamConfig& c, unsigned loaders) {
+  return c.ring_batches != 0 ? c.ring_batches : loaders + 4;
+}
+
 /// Device memory a CUDA octree reserves for a stream of `points` points when the caller set no
 /// memory_bytes: about twice what SimLOD's configuration uses per point (28 B measured: points,
 /// voxels, grids), with the occupancy grids scaled to the configured leaf size, plus 2 GB for
@@ -116,8 +121,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   unsigned threads = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
-  const unsigned slots = config.ring_batches != 0 ? config.ring_batches
-                                                  : std::max(4u, 2 * threads + 2);
+  const unsigned slots = ring_slots(config, threads);
   ring = std::make_unique<detail::BatchRing>(slots, config.batch_points,
                                              oc.backend == Backend::Cuda);
   loaders_context =
@@ -187,6 +191,14 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
   impl->plan = detail::make_stream_plan(sources, first_batch(config), config.batch_points);
   impl->start_loading(cube);
   return Streamer(std::move(impl));
+}
+
+void Streamer::prepare(const StreamConfig& config) {
+  check_config(config);
+  if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
+  const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
+  detail::fill_pinned_pool(std::size_t{config.batch_points} * sizeof(Point),
+                           ring_slots(config, loaders));
 }
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {
