@@ -14,7 +14,28 @@ struct OpenReader {
   std::unique_ptr<PointReader> reader;
 };
 
-/// Reads batch `b` into `out` (batch.points entries) from a file source.
+std::string source_name(const LoaderContext& ctx, std::size_t source) {
+  if (ctx.generator != nullptr) return "synthetic scene";
+  return fmt::format("'{}'", ctx.files[source].path.string());
+}
+
+/// Points read and checked at a time: 1 MB, so that the reader's copy, its origin shift and
+/// the cube check all run on data still in the core's L2 cache instead of passing the batch
+/// through host memory three times (host memory bandwidth bounds streaming from the page
+/// cache: docs/perf-notes.md).
+constexpr std::size_t kPiecePoints = std::size_t{1} << 16;
+
+/// Throws InvalidInput naming the source and point when a point of `points` (the batch's
+/// points from index `first`) lies outside the cube.
+void check_points(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
+                  std::span<const Point> points) {
+  const std::size_t bad = find_bad_point(points, ctx.geometry);
+  if (bad == points.size()) return;
+  throw InvalidInput(fmt::format("{}: point {} {}", source_name(ctx, source), first + bad,
+                                 describe_bad_point(points[bad], ctx.geometry)));
+}
+
+/// Reads batch `b` into `out` (batch.points entries) from a file source, checking each piece.
 void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, Point* out) {
   if (!open.reader || open.source != b.source) {
     open.reader.reset();
@@ -26,10 +47,15 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   }
   PointReader& reader = *open.reader;
   reader.seek(b.first);
-  const std::size_t n = reader.read({out, b.points});
-  if (n != b.points) {
-    throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
-                              ctx.files[b.source].path.string(), b.points, b.first, n));
+  for (std::size_t at = 0; at < b.points; at += kPiecePoints) {
+    const std::span<Point> piece(out + at, std::min<std::size_t>(kPiecePoints, b.points - at));
+    const std::size_t n = reader.read(piece);
+    if (n != piece.size()) {
+      throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
+                                ctx.files[b.source].path.string(), piece.size(), b.first + at,
+                                n));
+    }
+    check_points(ctx, b.source, b.first + at, piece);
   }
 }
 
@@ -47,12 +73,9 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
     p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
     p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
   }
+  check_points(ctx, 0, b.first, {out, n});
 }
 
-std::string source_name(const LoaderContext& ctx, std::size_t source) {
-  if (ctx.generator != nullptr) return "synthetic scene";
-  return fmt::format("'{}'", ctx.files[source].path.string());
-}
 
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
@@ -80,12 +103,6 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
       generate_batch(ctx, b, out);
     } else if (b.points > 0) {
       read_file_batch(ctx, open, b, out);
-    }
-    const std::span<const Point> points(out, b.points);
-    const std::size_t bad = find_bad_point(points, ctx.geometry);
-    if (bad != points.size()) {
-      throw InvalidInput(fmt::format("{}: point {} {}", source_name(ctx, b.source),
-                                     b.first + bad, describe_bad_point(points[bad], ctx.geometry)));
     }
   } catch (...) {
     ctx.failed[b.source] = true;
