@@ -5,6 +5,7 @@
 //   SIMLOD_BENCH_LAZ_POINTS  points of the LAZ file (default: SIMLOD_BENCH_POINTS; writing LAZ
 //                            is single-threaded and slow)
 //   SIMLOD_BENCH_DIR         where the files live (bench_files.hpp)
+//   SIMLOD_BENCH_LOADERS     loader threads of the file cases (default: the Streamer's)
 //
 // "warm": the file is in the page cache (read once before); "cold": its pages are dropped
 // before each run (fdatasync + posix_fadvise DONTNEED, no root needed). Counters:
@@ -142,7 +143,10 @@ void stream_file(benchmark::State& state, FileFormat format, bool cold) {
     } else {
       warm_page_cache(path);
     }
-    runs.push_back(stream_once([&] { return simlod::Streamer::open({path}); }, fb));
+    simlod::StreamConfig config;
+    config.loader_threads =
+        static_cast<unsigned>(simlod::bench::env_points("SIMLOD_BENCH_LOADERS", 0));
+    runs.push_back(stream_once([&] { return simlod::Streamer::open({path}, config); }, fb));
     report(state, runs, bytes);
   }
 }

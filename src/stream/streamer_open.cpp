@@ -66,6 +66,17 @@ std::uint32_t first_batch(const StreamConfig& c) {
   return c.first_batch_points == 0 ? c.batch_points : std::min(c.first_batch_points, c.batch_points);
 }
 
+/// All cores for LAZ-only streams (decoding bounds them, the consumer mostly waits); two cores
+/// fewer otherwise, for the thread that inserts and renders and for the driver: on the GPU
+/// test machine 14 of 16 loaders stream SIM and LAS 8-10% faster than 16 (perf-notes.md).
+unsigned default_loaders(const std::vector<FileInfo>& files) {
+  const bool laz_only = !files.empty() && std::all_of(files.begin(), files.end(), [](const FileInfo& f) {
+    return f.format == FileFormat::Laz;
+  });
+  const unsigned hw = hardware_threads();
+  return laz_only || hw <= 2 ? hw : hw - 2;
+}
+
 unsigned ring_slots(const StreamConfig& c, unsigned loaders) {
   return c.ring_batches != 0 ? c.ring_batches : loaders + 4;
 }
@@ -118,7 +129,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
   const std::size_t units = plan.units.size();
-  unsigned threads = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
+  unsigned threads = config.loader_threads != 0 ? config.loader_threads : default_loaders(files);
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
   const unsigned slots = ring_slots(config, threads);
@@ -196,7 +207,7 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
 void Streamer::prepare(const StreamConfig& config) {
   check_config(config);
   if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
-  const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
+  const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();  // the most a stream uses
   detail::fill_pinned_pool(std::size_t{config.batch_points} * sizeof(Point),
                            ring_slots(config, loaders));
 }
