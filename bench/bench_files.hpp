@@ -57,7 +57,8 @@ inline std::filesystem::path scene_file(FileFormat format, std::uint64_t points)
   const std::lock_guard lock(mutex);
   const auto key = std::make_pair(format, points);
   if (auto it = files.find(key); it != files.end()) return it->second;
-  const auto path = bench_dir() / ("scene-" + std::to_string(points) + "-seed1" + extension(format));
+  const auto path =
+      bench_dir() / ("scene-" + std::to_string(points) + "-seed1" + extension(format));
   bool usable = false;
   try {
     usable = std::filesystem::exists(path) && read_info(path).point_count == points;

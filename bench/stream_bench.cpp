@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "bench_env.hpp"
-#include "core/host_buffer.hpp"
 #include "bench_files.hpp"
 #include "common/views.hpp"
+#include "core/host_buffer.hpp"
 #include "simlod/simlod.hpp"
 
 namespace {
@@ -156,8 +156,8 @@ void stream_synthetic(benchmark::State& state) {
   simlod::Framebuffer& fb = framebuffer();
   std::vector<RunResult> runs;
   for (auto _ : state) {
-    runs.push_back(stream_once(
-        [&] { return simlod::Streamer::synthetic({.points = n, .seed = 1}); }, fb));
+    runs.push_back(
+        stream_once([&] { return simlod::Streamer::synthetic({.points = n, .seed = 1}); }, fb));
     report(state, runs, n * sizeof(simlod::Point));
   }
 }
@@ -193,8 +193,7 @@ void read_only(benchmark::State& state, FileFormat format) {
     }
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(info.point_count * state.iterations()));
-  state.SetBytesProcessed(
-      static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
 }
 
 double ms_since(Clock::time_point t) {
@@ -274,12 +273,17 @@ BENCHMARK(startup)->Iterations(1)->Repetitions(3)->Unit(benchmark::kMillisecond)
 
 template <typename B>
 void stream_options(B* b, int repetitions) {
-  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)
+  b->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true)
       ->Unit(benchmark::kMillisecond);
 }
 
-#define SIMLOD_STREAM_CASE(name, format, cold, reps) \
-  BENCHMARK_CAPTURE(stream_file, name, format, cold)->Apply([](auto* b) { stream_options(b, reps); })
+#define SIMLOD_STREAM_CASE(name, format, cold, reps)                      \
+  BENCHMARK_CAPTURE(stream_file, name, format, cold)->Apply([](auto* b) { \
+    stream_options(b, reps);                                              \
+  })
 
 SIMLOD_STREAM_CASE(sim_warm, FileFormat::Sim, false, 5);
 SIMLOD_STREAM_CASE(sim_cold, FileFormat::Sim, true, 3);
@@ -289,12 +293,25 @@ SIMLOD_STREAM_CASE(laz_warm, FileFormat::Laz, false, 3);
 SIMLOD_STREAM_CASE(laz_cold, FileFormat::Laz, true, 1);
 BENCHMARK(stream_synthetic)->Apply([](auto* b) { stream_options(b, 1); });
 
-BENCHMARK_CAPTURE(read_only, sim, FileFormat::Sim)->Arg(1)->Arg(4)->Arg(16)->Iterations(3)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(read_only, las, FileFormat::Las)->Arg(1)->Arg(4)->Arg(16)->Iterations(3)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(read_only, laz, FileFormat::Laz)->Arg(16)->Iterations(1)
-    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(read_only, sim, FileFormat::Sim)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(read_only, las, FileFormat::Las)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(read_only, laz, FileFormat::Laz)
+    ->Arg(16)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

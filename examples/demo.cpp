@@ -3,9 +3,9 @@
 // milliseconds after loading starts and the picture fills in as the rest streams in.
 // Writes PNG frames during loading (--frames), a final overview and close-up, and a summary
 // (--stats: the same as JSON).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -117,8 +117,9 @@ int run(const Options& o) {
   // 1M-point batches (SimLOD) on the GPU; on the CPU a 1M batch takes a few hundred ms, so
   // smaller ones keep each update near the frame budget.
   const simlod::Backend resolved = simlod::resolve_backend(backend);
-  config.batch_points = o.batch != 0 ? o.batch : resolved == simlod::Backend::Cuda ? 1u << 20
-                                                                                    : 1u << 16;
+  config.batch_points = o.batch != 0                        ? o.batch
+                        : resolved == simlod::Backend::Cuda ? 1u << 20
+                                                            : 1u << 16;
   config.first_batch_points = o.first_batch;
   config.loader_threads = o.loaders;
   if (o.order != "scan" && o.order != "morton") {
@@ -134,12 +135,11 @@ int run(const Options& o) {
   const auto start = Clock::now();
   simlod::Streamer streamer =
       o.inputs.empty()
-          ? simlod::Streamer::synthetic(
-                {.points = o.points,
-                 .seed = o.seed,
-                 .order = o.order == "morton" ? simlod::synth::Order::Morton
-                                              : simlod::synth::Order::Scan},
-                config)
+          ? simlod::Streamer::synthetic({.points = o.points,
+                                         .seed = o.seed,
+                                         .order = o.order == "morton" ? simlod::synth::Order::Morton
+                                                                      : simlod::synth::Order::Scan},
+                                        config)
           : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
   const simlod::Bounds box = scene_box(streamer);
   const simlod::View view = make_view(o, o.view, box);
@@ -203,9 +203,9 @@ int run(const Options& o) {
   const simlod::OctreeStats t = streamer.octree().stats();
   print_summary(s, t, streamer.octree().backend());
   fmt::print("  pictures: {}-overview.png, {}-closeup.png{}\n", o.output, o.output,
-             o.frames_dir.empty() ? std::string()
-                                  : fmt::format(", {} frames in {}", s.frames_written,
-                                                o.frames_dir));
+             o.frames_dir.empty()
+                 ? std::string()
+                 : fmt::format(", {} frames in {}", s.frames_written, o.frames_dir));
   if (!o.stats_path.empty()) {
     std::ofstream out(o.stats_path);
     out << stats_json(s, t, streamer.octree().backend());
@@ -217,11 +217,13 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Streams point clouds (or a synthetic scene) into an LOD octree while rendering "
-               "it, as a viewer would"};
+  CLI::App app{
+      "Streams point clouds (or a synthetic scene) into an LOD octree while rendering "
+      "it, as a viewer would"};
   Options o;
-  app.add_option("inputs", o.inputs, "LAS/LAZ/SIM/PLY files or folders (default: a synthetic "
-                                     "scene)");
+  app.add_option("inputs", o.inputs,
+                 "LAS/LAZ/SIM/PLY files or folders (default: a synthetic "
+                 "scene)");
   app.add_option("--points", o.points, "synthetic scene size")->capture_default_str();
   app.add_option("--seed", o.seed, "synthetic scene seed")->capture_default_str();
   app.add_option("--order", o.order, "synthetic point order: scan or morton")

@@ -29,9 +29,8 @@ class FrameWriter {
              std::vector<std::uint8_t> pixels) {
     if (!idle()) return false;
     if (pending_.valid()) pending_.get();
-    pending_ = std::async(std::launch::async, [=, p = std::move(pixels)] {
-      write_png(path, width, height, p);
-    });
+    pending_ = std::async(std::launch::async,
+                          [=, p = std::move(pixels)] { write_png(path, width, height, p); });
     return true;
   }
 

@@ -48,22 +48,22 @@ struct StreamProgress {
   std::uint64_t bytes_read = 0;       ///< file bytes behind points_read (16 B/point synthetic)
   std::size_t files_total = 0, files_done = 0;  ///< files, and files completely inserted
   std::size_t files_failed = 0;                 ///< files whose error update() has reported
-  double seconds = 0.0;         ///< since the Streamer was created
-  double points_per_second = 0.0;  ///< points_inserted / seconds
-  double eta_seconds = 0.0;     ///< remaining points at the current rate (0 when done)
-  bool done = false;            ///< everything inserted, failed or cancelled
+  double seconds = 0.0;                         ///< since the Streamer was created
+  double points_per_second = 0.0;               ///< points_inserted / seconds
+  double eta_seconds = 0.0;  ///< remaining points at the current rate (0 when done)
+  bool done = false;         ///< everything inserted, failed or cancelled
 };
 
 /// One batch of the stream's fixed order (Streamer::batches()).
 struct StreamBatch {
-  std::size_t source = 0;     ///< index into Streamer::files(); 0 for the synthetic scene
-  std::uint64_t first = 0;    ///< index of the batch's first point in its file or scene
+  std::size_t source = 0;   ///< index into Streamer::files(); 0 for the synthetic scene
+  std::uint64_t first = 0;  ///< index of the batch's first point in its file or scene
   std::uint32_t points = 0;
 };
 
 struct StreamConfig {
   OctreeConfig octree;  ///< octree.max_batch_points is raised to batch_points if smaller
-  std::uint32_t batch_points = 1u << 20;        ///< SimLOD: batches of up to 1M points
+  std::uint32_t batch_points = 1u << 20;  ///< SimLOD: batches of up to 1M points
   /// The stream's first batch (a quick first picture); 0 or more than batch_points:
   /// batch_points.
   std::uint32_t first_batch_points = 1u << 14;
@@ -132,7 +132,7 @@ class Streamer {
   [[nodiscard]] StreamProgress progress() const;
   /// True once every batch was inserted or skipped, or after cancel().
   [[nodiscard]] bool done() const;
-  [[nodiscard]] const std::vector<FileInfo>& files() const;  ///< empty for synthetic scenes
+  [[nodiscard]] const std::vector<FileInfo>& files() const;   ///< empty for synthetic scenes
   [[nodiscard]] std::vector<StreamFailure> failures() const;  ///< reported so far
   /// The stream's batches in insertion order (see the top of this header).
   [[nodiscard]] const std::vector<StreamBatch>& batches() const;

@@ -18,7 +18,7 @@ HostBuffer::HostBuffer(std::size_t bytes, bool pinned) : size_(bytes) {
       return;
     }
   }
-  void* p = ::operator new(bytes, std::align_val_t{64}, std::nothrow);
+  void* p = ::operator new (bytes, std::align_val_t{64}, std::nothrow);
   if (p == nullptr) {
     throw CapacityError(fmt::format("cannot allocate a host buffer of {} bytes", bytes));
   }
@@ -30,7 +30,7 @@ void HostBuffer::Free::operator()(void* p) const noexcept {
   if (pinned) {
     free_pinned(p);
   } else {
-    ::operator delete(p, std::align_val_t{64});
+    ::operator delete (p, std::align_val_t{64});
   }
 }
 

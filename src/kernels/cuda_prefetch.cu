@@ -34,9 +34,8 @@ void CudaBackend::prefetch(std::span<const Point> batch) {
   // buffer the last batch did not use is free; a pending prefetch is simply overwritten (the
   // copy stream keeps the copies in order).
   if (prefetch_buffer_ < 0) prefetch_buffer_ = base_.d_batch == d_batches_[0] ? 1 : 0;
-  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_batches_[prefetch_buffer_], batch.data(),
-                                    batch.size_bytes(), cudaMemcpyHostToDevice,
-                                    copy_stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_batches_[prefetch_buffer_], batch.data(), batch.size_bytes(),
+                                    cudaMemcpyHostToDevice, copy_stream_.get()));
   SIMLOD_CUDA_CHECK(cudaEventRecord(copied_.get(), copy_stream_.get()));
   prefetched_ = batch;
 }

@@ -52,8 +52,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
     const std::size_t n = reader.read(piece);
     if (n != piece.size()) {
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
-                                ctx.files[b.source].path.string(), piece.size(), b.first + at,
-                                n));
+                                ctx.files[b.source].path.string(), piece.size(), b.first + at, n));
     }
     check_points(ctx, b.source, b.first + at, piece);
   }
@@ -63,8 +62,8 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
 void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
   const std::size_t n = ctx.generator->next({out, b.points});
   if (n != b.points) {
-    throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}",
-                            b.points, b.first, n));
+    throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}", b.points,
+                            b.first, n));
   }
   const auto& o = ctx.origin;
   for (std::size_t i = 0; i < n; ++i) {
@@ -75,7 +74,6 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
   }
   check_points(ctx, 0, b.first, {out, n});
 }
-
 
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
@@ -111,8 +109,7 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     return true;
   }
   ctx.points_read += b.points;
-  const double per_point = ctx.generator != nullptr ? sizeof(Point)
-                                                     : ctx.bytes_per_point[b.source];
+  const double per_point = ctx.generator != nullptr ? sizeof(Point) : ctx.bytes_per_point[b.source];
   ctx.bytes_read += static_cast<std::uint64_t>(per_point * b.points);
   ctx.ring.publish(seq, b.points, nullptr);
   return true;

@@ -39,10 +39,10 @@ StreamProgress Streamer::Impl::progress() const {
   p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   p.points_per_second = p.seconds > 0.0 ? static_cast<double>(p.points_inserted) / p.seconds : 0.0;
   p.done = finished.load() || cancelled.load();
-  const std::uint64_t left = p.points_total > p.points_inserted ? p.points_total - p.points_inserted : 0;
-  p.eta_seconds = p.done || p.points_per_second <= 0.0
-                      ? 0.0
-                      : static_cast<double>(left) / p.points_per_second;
+  const std::uint64_t left =
+      p.points_total > p.points_inserted ? p.points_total - p.points_inserted : 0;
+  p.eta_seconds =
+      p.done || p.points_per_second <= 0.0 ? 0.0 : static_cast<double>(left) / p.points_per_second;
   return p;
 }
 

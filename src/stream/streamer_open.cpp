@@ -35,10 +35,11 @@ std::vector<std::filesystem::path> expand_paths(const std::vector<std::filesyste
       for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
         if (entry.is_regular_file() && is_point_cloud(entry.path())) found.push_back(entry.path());
       }
-      if (ec) throw IoError(fmt::format("'{}': cannot list the folder: {}", path.string(), ec.message()));
+      if (ec)
+        throw IoError(fmt::format("'{}': cannot list the folder: {}", path.string(), ec.message()));
       if (found.empty()) {
-        throw InvalidInput(fmt::format(
-            "'{}': the folder holds no .las, .laz, .sim or .ply file", path.string()));
+        throw InvalidInput(
+            fmt::format("'{}': the folder holds no .las, .laz, .sim or .ply file", path.string()));
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -55,24 +56,25 @@ unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurre
 
 void check_config(const StreamConfig& c) {
   if (c.batch_points < 1) throw InvalidInput("stream config: batch_points must be at least 1");
-  if (c.cube && (c.cube->empty() || !std::isfinite(c.cube->min[0] + c.cube->max[0] +
-                                                   c.cube->min[1] + c.cube->max[1] +
-                                                   c.cube->min[2] + c.cube->max[2]))) {
+  if (c.cube &&
+      (c.cube->empty() || !std::isfinite(c.cube->min[0] + c.cube->max[0] + c.cube->min[1] +
+                                         c.cube->max[1] + c.cube->min[2] + c.cube->max[2]))) {
     throw InvalidInput("stream config: the declared cube must be finite and not empty");
   }
 }
 
 std::uint32_t first_batch(const StreamConfig& c) {
-  return c.first_batch_points == 0 ? c.batch_points : std::min(c.first_batch_points, c.batch_points);
+  return c.first_batch_points == 0 ? c.batch_points
+                                   : std::min(c.first_batch_points, c.batch_points);
 }
 
 /// All cores for LAZ-only streams (decoding bounds them, the consumer mostly waits); two cores
 /// fewer otherwise, for the thread that inserts and renders and for the driver: on the GPU
 /// test machine 14 of 16 loaders stream SIM and LAS 8-10% faster than 16 (perf-notes.md).
 unsigned default_loaders(const std::vector<FileInfo>& files) {
-  const bool laz_only = !files.empty() && std::all_of(files.begin(), files.end(), [](const FileInfo& f) {
-    return f.format == FileFormat::Laz;
-  });
+  const bool laz_only =
+      !files.empty() && std::all_of(files.begin(), files.end(),
+                                    [](const FileInfo& f) { return f.format == FileFormat::Laz; });
   const unsigned hw = hardware_threads();
   return laz_only || hw <= 2 ? hw : hw - 2;
 }
@@ -133,8 +135,8 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
   const unsigned slots = ring_slots(config, threads);
-  ring = std::make_unique<detail::BatchRing>(slots, config.batch_points,
-                                             oc.backend == Backend::Cuda);
+  ring =
+      std::make_unique<detail::BatchRing>(slots, config.batch_points, oc.backend == Backend::Cuda);
   loaders_context =
       std::make_unique<detail::LoaderContext>(plan, *ring, std::max<std::size_t>(1, files.size()));
   detail::LoaderContext& ctx = *loaders_context;
@@ -207,7 +209,7 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
 void Streamer::prepare(const StreamConfig& config) {
   check_config(config);
   if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
-  const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();  // the most a stream uses
+  const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
   detail::fill_pinned_pool(std::size_t{config.batch_points} * sizeof(Point),
                            ring_slots(config, loaders));
 }
@@ -218,8 +220,8 @@ Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig
   impl->config = config;
   impl->generator = std::make_unique<synth::Generator>(scene);
   impl->points_total = scene.points;
-  impl->plan =
-      detail::make_stream_plan({{scene.points, 0, false}}, first_batch(config), config.batch_points);
+  impl->plan = detail::make_stream_plan({{scene.points, 0, false}}, first_batch(config),
+                                        config.batch_points);
   impl->start_loading(config.cube.value_or(impl->generator->bounds()));
   return Streamer(std::move(impl));
 }

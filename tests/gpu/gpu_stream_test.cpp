@@ -42,8 +42,8 @@ TEST(GpuStream, SyntheticSceneMatchesTheCpuStream) {
   SIMLOD_REQUIRE_GPU();
   const synth::SceneConfig scene{.points = 3'000'000, .seed = 3};
   auto open = [&](const StreamConfig& c) { return Streamer::synthetic(scene, c); };
-  expect_streams_match(open, 250'000, 16'384, 0us);    // every ready batch per update
-  expect_streams_match(open, 250'000, 16'384, 1us);    // one batch per update
+  expect_streams_match(open, 250'000, 16'384, 0us);  // every ready batch per update
+  expect_streams_match(open, 250'000, 16'384, 1us);  // one batch per update
 }
 
 TEST(GpuStream, LionFilesMatchTheCpuStream) {
@@ -69,7 +69,8 @@ TEST(GpuStream, ATruncatedFileIsNamedAndTheGoodFilesStay) {
     writer->write(points);
     writer->close();
   }
-  std::filesystem::resize_file(dir / "tile_2.las", std::filesystem::file_size(dir / "tile_2.las") - 999);
+  std::filesystem::resize_file(dir / "tile_2.las",
+                               std::filesystem::file_size(dir / "tile_2.las") - 999);
   Streamer streamer = Streamer::open({dir.path()}, stream_on(Backend::Cuda, 20'000, 0));
   const auto errors = stream_to_end(streamer, 1us);
   ASSERT_EQ(errors.size(), 1u);

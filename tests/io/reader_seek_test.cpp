@@ -67,7 +67,8 @@ TEST(ReaderSeek, LazSeeksToChunkStartsAndInsideChunks) {
 }
 
 TEST(ReaderSeek, PlyCanOnlyBeReadInOrder) {
-  const std::filesystem::path path = std::filesystem::path(SIMLOD_TESTS_DIR) / "tools/data/tiny.ply";
+  const std::filesystem::path path =
+      std::filesystem::path(SIMLOD_TESTS_DIR) / "tools/data/tiny.ply";
   auto reader = open_reader(path);
   EXPECT_EQ(reader->info().seek_step, 0u);
   reader->seek(0);  // the current position: nothing to do

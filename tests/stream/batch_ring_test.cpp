@@ -1,10 +1,10 @@
 // The bounded, sequence-ordered ring between loaders and the consumer.
+#include "stream/batch_ring.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
-
-#include "stream/batch_ring.hpp"
 
 namespace simlod::detail {
 namespace {

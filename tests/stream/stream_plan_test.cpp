@@ -1,7 +1,7 @@
 // The fixed batch order of a stream (src/stream/stream_plan.hpp).
-#include <gtest/gtest.h>
-
 #include "stream/stream_plan.hpp"
+
+#include <gtest/gtest.h>
 
 namespace simlod::detail {
 namespace {
@@ -51,9 +51,8 @@ TEST(StreamPlan, SequentialSourcesAreOneUnit) {
 }
 
 TEST(StreamPlan, FailedAndEmptySourcesKeepOneEmptyBatchAtTheirPlace) {
-  const StreamPlan plan = make_stream_plan({{10, 1, false}, {0, 0, true}, {0, 1, false},
-                                            {10, 1, false}},
-                                           100, 100);
+  const StreamPlan plan =
+      make_stream_plan({{10, 1, false}, {0, 0, true}, {0, 1, false}, {10, 1, false}}, 100, 100);
   EXPECT_EQ(sizes(plan), (std::vector<std::uint32_t>{10, 0, 0, 10}));
   EXPECT_EQ(plan.batches[1].source, 1u);
   EXPECT_EQ(plan.batches[2].source, 2u);

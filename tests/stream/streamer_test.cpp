@@ -162,8 +162,7 @@ TEST(Streamer, MemoryStaysBoundedWhileTheConsumerIsSlow) {
   // One batch per update, as a slow consumer would take them: the ring still bounds reading.
   while (!streamer.done()) {
     streamer.update(1us);
-    EXPECT_LE(streamer.progress().points_read,
-              streamer.progress().points_inserted + 4u * 5000u);
+    EXPECT_LE(streamer.progress().points_read, streamer.progress().points_inserted + 4u * 5000u);
     streamer.wait(5ms);
   }
   EXPECT_EQ(streamer.octree().stats().points, 300000u);
