@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/snapshot_compare.hpp"
+#include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
 #include "io/test_data.hpp"
 #include "simlod/framebuffer.hpp"
@@ -61,13 +62,7 @@ TEST(GpuStream, ATruncatedFileIsNamedAndTheGoodFilesStay) {
   SIMLOD_REQUIRE_GPU();
   TempDir dir;
   for (int i = 1; i <= 3; ++i) {
-    synth::Generator gen({.points = 50'000, .seed = static_cast<std::uint64_t>(i)});
-    std::vector<Point> points(50'000);
-    std::size_t got = 0;
-    while (got < points.size()) got += gen.next(std::span(points).subspan(got));
-    auto writer = create_writer(dir / fmt::format("tile_{}.las", i));
-    writer->write(points);
-    writer->close();
+    write_synthetic_file(dir / fmt::format("tile_{}.las", i), 50'000, i);
   }
   std::filesystem::resize_file(dir / "tile_2.las",
                                std::filesystem::file_size(dir / "tile_2.las") - 999);

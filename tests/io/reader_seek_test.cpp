@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
 #include "io/test_data.hpp"
 #include "simlod/error.hpp"
@@ -38,21 +39,12 @@ void expect_seek_matches(const std::filesystem::path& path, std::vector<std::uin
   EXPECT_EQ(reader->points_left(), 0u);
 }
 
-void write_synthetic(const std::filesystem::path& path, std::uint64_t n) {
-  synth::Generator gen({.points = n, .seed = 4});
-  std::vector<Point> points(n);
-  std::size_t got = 0;
-  while (got < n) got += gen.next(std::span(points).subspan(got));
-  auto writer = create_writer(path);
-  writer->write(points);
-  writer->close();
-}
 
 TEST(ReaderSeek, LasAndSimSeekToAnyPoint) {
   TempDir dir;
   for (const char* name : {"s.las", "s.sim"}) {
     SCOPED_TRACE(name);
-    write_synthetic(dir / name, 20000);
+    write_synthetic_file(dir / name, 20000, 4);
     EXPECT_EQ(read_info(dir / name).seek_step, 1u);
     expect_seek_matches(dir / name, {0, 12345, 5, 19999, 7000});
   }

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
 #include "simlod/error.hpp"
 #include "stream/stream_test_util.hpp"
@@ -14,25 +15,11 @@ namespace {
 using namespace std::chrono_literals;
 
 StreamConfig small_stream() {
-  StreamConfig c;
-  c.octree.backend = Backend::Cpu;
-  c.octree.max_points_per_leaf = 5000;
-  c.octree.voxel_grid = 32;
-  c.octree.cpu_threads = 1;  // first-come voxel colours are then deterministic
-  c.batch_points = 4000;
+  StreamConfig c = cpu_stream(4000);
   c.loader_threads = 2;
   return c;
 }
 
-void write_points(const std::filesystem::path& path, std::uint64_t n, std::uint64_t seed) {
-  synth::Generator gen({.points = n, .seed = seed});
-  std::vector<Point> points(n);
-  std::size_t got = 0;
-  while (got < n) got += gen.next(std::span(points).subspan(got));
-  auto writer = create_writer(path);
-  writer->write(points);
-  writer->close();
-}
 
 bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -40,9 +27,9 @@ bool mentions(const std::string& text, const std::string& part) {
 
 TEST(StreamErrors, ATruncatedFileInAFolderIsNamedAndTheGoodFilesStay) {
   TempDir dir;
-  write_points(dir / "tile_1.las", 10000, 1);
-  write_points(dir / "tile_2.las", 10000, 2);
-  write_points(dir / "tile_3.las", 10000, 3);
+  write_synthetic_file(dir / "tile_1.las", 10000, 1);
+  write_synthetic_file(dir / "tile_2.las", 10000, 2);
+  write_synthetic_file(dir / "tile_3.las", 10000, 3);
   std::filesystem::resize_file(dir / "tile_2.las",
                                std::filesystem::file_size(dir / "tile_2.las") - 1000);
   Streamer streamer = Streamer::open({dir.path()}, small_stream());
@@ -62,7 +49,7 @@ TEST(StreamErrors, ATruncatedFileInAFolderIsNamedAndTheGoodFilesStay) {
 TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
   TempDir dir;
   // SIM records are raw floats: poison point 9,000 of 10,000 with a NaN.
-  write_points(dir / "a.sim", 10000, 1);
+  write_synthetic_file(dir / "a.sim", 10000, 1);
   {
     std::fstream f(dir / "a.sim", std::ios::in | std::ios::out | std::ios::binary);
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -70,7 +57,7 @@ TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
                                         1000 * sizeof(Point) + 4));
     f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
   }
-  write_points(dir / "b.sim", 5000, 2);
+  write_synthetic_file(dir / "b.sim", 5000, 2);
   Streamer streamer = Streamer::open({dir / "a.sim", dir / "b.sim"}, small_stream());
   const auto errors = stream_to_end(streamer);
   ASSERT_EQ(errors.size(), 1u);
@@ -82,7 +69,7 @@ TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
 
 TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {
   TempDir dir;
-  write_points(dir / "a.sim", 3000, 1);
+  write_synthetic_file(dir / "a.sim", 3000, 1);
   StreamConfig config = small_stream();
   const FileInfo info = read_info(dir / "a.sim");
   Bounds half = info.bounds;
@@ -100,9 +87,9 @@ TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {
 
 TEST(StreamErrors, AnUnreadableHeaderIsReportedAtItsPlaceInTheStream) {
   TempDir dir;
-  write_points(dir / "a.las", 5000, 1);
+  write_synthetic_file(dir / "a.las", 5000, 1);
   std::ofstream(dir / "b.las") << "this is not a LAS file";
-  write_points(dir / "c.las", 5000, 3);
+  write_synthetic_file(dir / "c.las", 5000, 3);
   Streamer streamer = Streamer::open({dir.path()}, small_stream());
   std::vector<std::uint64_t> inserted_at_error;
   while (!streamer.done()) {

@@ -17,6 +17,20 @@
 
 namespace simlod::test {
 
+/// A CPU stream making deep trees from few points; one octree thread, so first-come voxel
+/// colours are deterministic and trees compare exactly.
+inline StreamConfig cpu_stream(std::uint32_t batch, std::uint32_t first = 0) {
+  StreamConfig c;
+  c.octree.backend = Backend::Cpu;
+  c.octree.max_points_per_leaf = 5000;
+  c.octree.voxel_grid = 32;
+  c.octree.cpu_threads = 1;
+  c.batch_points = batch;
+  c.first_batch_points = first;
+  c.loader_threads = 3;
+  return c;
+}
+
 /// Runs update() until the stream is done; returns the messages of the errors it threw.
 inline std::vector<std::string> stream_to_end(Streamer& streamer,
                                               std::chrono::microseconds budget = {}) {

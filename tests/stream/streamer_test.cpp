@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/octree_check.hpp"
+#include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
 #include "io/test_data.hpp"
 #include "simlod/error.hpp"
@@ -16,28 +17,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-StreamConfig cpu_stream(std::uint32_t batch, std::uint32_t first = 0) {
-  StreamConfig c;
-  c.octree.backend = Backend::Cpu;
-  c.octree.max_points_per_leaf = 5000;
-  c.octree.voxel_grid = 32;
-  c.octree.cpu_threads = 1;  // first-come voxel colours are then deterministic
-  c.batch_points = batch;
-  c.first_batch_points = first;
-  c.loader_threads = 3;
-  return c;
-}
 
-/// Writes `n` synthetic points (seed `seed`) to `path` (.las, .laz or .sim).
-void write_scene(const std::filesystem::path& path, std::uint64_t n, std::uint64_t seed) {
-  synth::Generator gen({.points = n, .seed = seed});
-  std::vector<Point> points(n);
-  std::size_t got = 0;
-  while (got < n) got += gen.next(std::span(points).subspan(got));
-  auto writer = create_writer(path);
-  writer->write(points);
-  writer->close();
-}
 
 void expect_streams_like_direct_inserts(const std::filesystem::path& file, std::uint32_t batch,
                                         std::uint32_t first) {
@@ -84,9 +64,9 @@ TEST(Streamer, SyntheticSceneGivesTheOctreeOfDirectInserts) {
 
 TEST(Streamer, AFolderStreamsItsFilesInNameOrder) {
   TempDir dir;
-  write_scene(dir / "b.sim", 30000, 2);
-  write_scene(dir / "a.las", 20000, 1);
-  write_scene(dir / "c.sim", 10000, 3);
+  write_synthetic_file(dir / "b.sim", 30000, 2);
+  write_synthetic_file(dir / "a.las", 20000, 1);
+  write_synthetic_file(dir / "c.sim", 10000, 3);
   std::ofstream(dir / "notes.txt") << "not a point cloud";
   const StreamConfig config = cpu_stream(8000);
   Streamer streamer = Streamer::open({dir.path()}, config);
@@ -126,7 +106,7 @@ TEST(Streamer, ProgressIsReportedOnTheCallersThread) {
 
 TEST(Streamer, CancelStopsWithinOneBatchPerLoader) {
   TempDir dir;
-  write_scene(dir / "big.sim", 400000, 5);
+  write_synthetic_file(dir / "big.sim", 400000, 5);
   StreamConfig config = cpu_stream(10000);
   config.loader_threads = 2;
   config.ring_batches = 8;  // loaders run at most 8 batches ahead of insertion
@@ -149,7 +129,7 @@ TEST(Streamer, CancelStopsWithinOneBatchPerLoader) {
 
 TEST(Streamer, MemoryStaysBoundedWhileTheConsumerIsSlow) {
   TempDir dir;
-  write_scene(dir / "big.sim", 300000, 6);
+  write_synthetic_file(dir / "big.sim", 300000, 6);
   StreamConfig config = cpu_stream(5000);
   config.loader_threads = 3;
   config.ring_batches = 4;
