@@ -48,19 +48,14 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-/// The scene's box in octree coordinates: the files' bounds (or the cube) minus the cube's
-/// corner, so the cameras frame the data, not the empty top of the cube.
+/// The data's box in octree coordinates (its bounds minus the cube's corner), so that the
+/// cameras frame the data, not the empty top of the cube.
 simlod::Bounds scene_box(const simlod::Streamer& s) {
   simlod::Bounds box;
   const auto& origin = s.octree().cube().min;
-  simlod::Bounds all;
-  for (const auto& f : s.files()) {
-    if (f.point_count > 0) all.expand(f.bounds);
-  }
-  if (all.empty()) all = s.octree().cube();
   for (int a = 0; a < 3; ++a) {
-    box.min[a] = all.min[a] - origin[a];
-    box.max[a] = all.max[a] - origin[a];
+    box.min[a] = s.bounds().min[a] - origin[a];
+    box.max[a] = s.bounds().max[a] - origin[a];
   }
   return box;
 }

@@ -132,7 +132,11 @@ class Streamer {
   [[nodiscard]] StreamProgress progress() const;
   /// True once every batch was inserted or skipped, or after cancel().
   [[nodiscard]] bool done() const;
-  [[nodiscard]] const std::vector<FileInfo>& files() const;   ///< empty for synthetic scenes
+  [[nodiscard]] const std::vector<FileInfo>& files() const;  ///< empty for synthetic scenes
+  /// Bounds of the data in file coordinates, known before loading (union of the readable
+  /// headers, or the generator's bounds): what a camera should frame. The octree's cube is
+  /// Bounds::cube() of it unless StreamConfig::cube was given.
+  [[nodiscard]] const Bounds& bounds() const;
   [[nodiscard]] std::vector<StreamFailure> failures() const;  ///< reported so far
   /// The stream's batches in insertion order (see the top of this header).
   [[nodiscard]] const std::vector<StreamBatch>& batches() const;

@@ -151,6 +151,7 @@ bool Streamer::done() const {
   return impl_->cancelled || impl_->next_batch >= impl_->plan.batches.size();
 }
 const std::vector<FileInfo>& Streamer::files() const { return impl_->files; }
+const Bounds& Streamer::bounds() const { return impl_->bounds; }
 std::vector<StreamFailure> Streamer::failures() const {
   std::lock_guard lock(impl_->failures_mutex);
   return impl_->failures;

@@ -26,6 +26,7 @@ struct Streamer::Impl {
   std::vector<FileInfo> files;
   std::vector<std::exception_ptr> open_errors;  ///< per file: why its header failed
   std::uint64_t points_total = 0;
+  Bounds bounds;  ///< of the data, file coordinates
   detail::StreamPlan plan;
   std::optional<Octree> octree;
   std::unique_ptr<detail::BatchRing> ring;

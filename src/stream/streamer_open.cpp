@@ -199,7 +199,8 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
                                      files.size(), e.what()));
     }
   }
-  const Bounds cube = config.cube.value_or(bounds.empty() ? Bounds{{0, 0, 0}, {1, 1, 1}} : bounds);
+  impl->bounds = bounds.empty() ? Bounds{{0, 0, 0}, {1, 1, 1}} : bounds;
+  const Bounds cube = config.cube.value_or(impl->bounds);
 
   impl->plan = detail::make_stream_plan(sources, first_batch(config), config.batch_points);
   impl->start_loading(cube);
@@ -222,7 +223,8 @@ Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig
   impl->points_total = scene.points;
   impl->plan = detail::make_stream_plan({{scene.points, 0, false}}, first_batch(config),
                                         config.batch_points);
-  impl->start_loading(config.cube.value_or(impl->generator->bounds()));
+  impl->bounds = impl->generator->bounds();
+  impl->start_loading(config.cube.value_or(impl->bounds));
   return Streamer(std::move(impl));
 }
 
