@@ -132,7 +132,9 @@ class Streamer {
   [[nodiscard]] StreamProgress progress() const;
   /// True once every batch was inserted or skipped, or after cancel().
   [[nodiscard]] bool done() const;
-  [[nodiscard]] const std::vector<FileInfo>& files() const;  ///< empty for synthetic scenes
+  /// The files' header information (empty for synthetic scenes). The colour fields of LAZ
+  /// files only say whether the format has RGB: sampling them would decode a chunk per file.
+  [[nodiscard]] const std::vector<FileInfo>& files() const;
   /// Bounds of the data in file coordinates, known before loading (union of the readable
   /// headers, or the generator's bounds): what a camera should frame. The octree's cube is
   /// Bounds::cube() of it unless StreamConfig::cube was given.

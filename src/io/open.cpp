@@ -69,6 +69,14 @@ FileInfo read_info(const std::filesystem::path& path) {
   throw InvalidInput(fmt::format("'{}': unsupported format", path.string()));
 }
 
+namespace detail {
+
+FileInfo read_stream_info(const std::filesystem::path& path) {
+  return format_from_extension(path) == FileFormat::Laz ? read_laz_layout(path) : read_info(path);
+}
+
+}  // namespace detail
+
 std::unique_ptr<PointWriter> create_writer(const std::filesystem::path& path,
                                            const WriterOptions& options) {
   switch (format_from_extension(path)) {

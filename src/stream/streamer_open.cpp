@@ -9,6 +9,7 @@
 
 #include "core/host_buffer.hpp"
 #include "core/octree_impl.hpp"
+#include "io/formats.hpp"
 #include "simlod/error.hpp"
 #include "stream/streamer_impl.hpp"
 
@@ -95,8 +96,7 @@ std::uint64_t stream_reserve_bytes(const OctreeConfig& c, std::uint64_t points) 
   return static_cast<std::uint64_t>(std::min(bytes, 1e15));
 }
 
-/// Reads the headers of `paths` on a few threads (LAZ headers decode a chunk to learn the
-/// colour depth); failures are kept per file.
+/// Reads the headers of `paths` on a few threads; failures are kept per file.
 void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<FileInfo>& infos,
                   std::vector<std::exception_ptr>& errors) {
   infos.assign(paths.size(), FileInfo{});
@@ -105,7 +105,7 @@ void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<F
   auto work = [&] {
     for (std::size_t i = next++; i < paths.size(); i = next++) {
       try {
-        infos[i] = read_info(paths[i]);
+        infos[i] = detail::read_stream_info(paths[i]);
       } catch (...) {
         infos[i].path = paths[i];
         errors[i] = std::current_exception();

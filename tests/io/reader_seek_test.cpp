@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/formats.hpp"
 #include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
 #include "io/test_data.hpp"
@@ -56,6 +57,23 @@ TEST(ReaderSeek, LazSeeksToChunkStartsAndInsideChunks) {
   const auto path = data / "lion_takanawa.laz";
   EXPECT_EQ(read_info(path).seek_step, 50000u);
   expect_seek_matches(path, {100000, 0, 170001, 300000, 49999});
+}
+
+// The stream's header pass reads LAZ layouts without decoding a chunk; they must agree with
+// read_info on everything but the sampled colour depth.
+TEST(ReaderSeek, LazLayoutAgreesWithReadInfo) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  if (!laz_supported()) GTEST_SKIP() << "built without LASzip";
+  for (const char* name : {"lion_takanawa.laz", "lion_node_r.laz", "lion_takanawa.las"}) {
+    SCOPED_TRACE(name);
+    const FileInfo full = read_info(data / name);
+    const FileInfo layout = detail::read_stream_info(data / name);
+    EXPECT_EQ(layout.point_count, full.point_count);
+    EXPECT_EQ(layout.bounds, full.bounds);
+    EXPECT_EQ(layout.seek_step, full.seek_step);
+    EXPECT_EQ(layout.format, full.format);
+    EXPECT_EQ(layout.has_color, full.has_color);
+  }
 }
 
 TEST(ReaderSeek, PlyCanOnlyBeReadInOrder) {

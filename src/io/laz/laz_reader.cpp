@@ -162,5 +162,15 @@ FileInfo read_laz_info(const std::filesystem::path& path) {
   return info;
 }
 
+FileInfo read_laz_layout(const std::filesystem::path& path) {
+  const OpenedLaz opened = read_laz_header(InputFile(path));
+  if (!opened.header.compressed) return read_las_info(path);
+  const bool rgb = las_format_has_rgb(opened.header.point_format);
+  FileInfo info = make_las_file_info(path, opened.header, FileFormat::Laz,
+                                     rgb ? ColorSource::Rgb16 : ColorSource::Fixed, {});
+  info.seek_step = opened.chunk_size;
+  return info;
+}
+
 }  // namespace detail
 }  // namespace simlod

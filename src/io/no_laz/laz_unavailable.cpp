@@ -26,6 +26,7 @@ std::unique_ptr<PointReader> open_laz_reader(const std::filesystem::path& path,
 }
 
 FileInfo read_laz_info(const std::filesystem::path& path) { no_laz(path, "read"); }
+FileInfo read_laz_layout(const std::filesystem::path& path) { no_laz(path, "read"); }
 
 std::unique_ptr<PointWriter> create_laz_writer(const std::filesystem::path& path,
                                                const WriterOptions&) {
