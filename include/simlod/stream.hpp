@@ -68,8 +68,8 @@ struct StreamConfig {
   /// batch_points.
   std::uint32_t first_batch_points = 1u << 14;
   /// Loader threads (0 = hardware threads - 2, leaving cores to the caller's thread and the
-  /// driver; all of them when every file is LAZ). The synthetic scene uses one loader, which
-  /// runs the generator's own threads. LAZ files are decoded one chunk range per loader.
+  /// driver; hardware threads - 1 when every file is LAZ). The synthetic scene uses one loader,
+  /// which runs the generator's own threads. LAZ files are decoded one chunk range per loader.
   unsigned loader_threads = 0;
   /// Host buffers in the ring (0 = loader threads + 4): the bound on memory and on how far
   /// loading runs ahead of insertion.

@@ -69,15 +69,17 @@ std::uint32_t first_batch(const StreamConfig& c) {
                                    : std::min(c.first_batch_points, c.batch_points);
 }
 
-/// All cores for LAZ-only streams (decoding bounds them, the consumer mostly waits); two cores
-/// fewer otherwise, for the thread that inserts and renders and for the driver: on the GPU
-/// test machine 14 of 16 loaders stream SIM and LAS 8-10% faster than 16 (perf-notes.md).
+/// Cores minus one for LAZ-only streams (decoding bounds them; one core stays with the thread
+/// that inserts and renders, whose updates otherwise overran the budget when preempted),
+/// minus two otherwise: on the GPU test machine 14 of 16 loaders stream SIM and LAS 8-10%
+/// faster than 16 (perf-notes.md).
 unsigned default_loaders(const std::vector<FileInfo>& files) {
   const bool laz_only =
       !files.empty() && std::all_of(files.begin(), files.end(),
                                     [](const FileInfo& f) { return f.format == FileFormat::Laz; });
   const unsigned hw = hardware_threads();
-  return laz_only || hw <= 2 ? hw : hw - 2;
+  if (hw <= 2) return hw;
+  return laz_only ? hw - 1 : hw - 2;
 }
 
 unsigned ring_slots(const StreamConfig& c, unsigned loaders) {
