@@ -87,7 +87,8 @@ struct StreamFailure {
   std::string message;
 };
 
-/// Not thread-safe except cancel() and progress(), which any thread may call.
+/// Not thread-safe except cancel() and progress(), which any thread may call. A moved-from
+/// Streamer throws InvalidInput from every method until it is assigned a new one.
 class Streamer {
  public:
   /// Streams files; a directory stands for its .las/.laz/.sim/.ply files (not recursive),
@@ -149,6 +150,7 @@ class Streamer {
 
  private:
   explicit Streamer(std::unique_ptr<Impl> impl);
+  [[nodiscard]] Impl& impl() const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -15,6 +15,11 @@ Streamer::Streamer(Streamer&&) noexcept = default;
 Streamer& Streamer::operator=(Streamer&&) noexcept = default;
 Streamer::~Streamer() = default;  // ~Impl stops the loaders
 
+Streamer::Impl& Streamer::impl() const {
+  if (!impl_) throw InvalidInput("this Streamer was moved from; assign a new one before use");
+  return *impl_;
+}
+
 void Streamer::Impl::stop_loaders() {
   cancelled = true;
   if (ring) ring->cancel();
@@ -48,7 +53,7 @@ StreamProgress Streamer::Impl::progress() const {
 
 UpdateStats Streamer::update(std::chrono::microseconds budget) {
   using Clock = Impl::Clock;
-  Impl& s = *impl_;
+  Impl& s = impl();
   detail::OctreeImpl& tree = detail::OctreeAccess::impl(*s.octree);
   const auto start = Clock::now();
   UpdateStats stats;
@@ -138,25 +143,25 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
 }
 
 bool Streamer::wait(std::chrono::microseconds timeout) {
-  Impl& s = *impl_;
+  Impl& s = impl();
   if (s.cancelled || s.next_batch >= s.plan.batches.size()) return false;
   return s.ring->wait_ready(s.next_batch, timeout);
 }
 
-void Streamer::cancel() { impl_->stop_loaders(); }
+void Streamer::cancel() { impl().stop_loaders(); }
 
-const Octree& Streamer::octree() const { return *impl_->octree; }
-StreamProgress Streamer::progress() const { return impl_->progress(); }
+const Octree& Streamer::octree() const { return *impl().octree; }
+StreamProgress Streamer::progress() const { return impl().progress(); }
 bool Streamer::done() const {
-  return impl_->cancelled || impl_->next_batch >= impl_->plan.batches.size();
+  return impl().cancelled || impl().next_batch >= impl().plan.batches.size();
 }
-const std::vector<FileInfo>& Streamer::files() const { return impl_->files; }
-const Bounds& Streamer::bounds() const { return impl_->bounds; }
+const std::vector<FileInfo>& Streamer::files() const { return impl().files; }
+const Bounds& Streamer::bounds() const { return impl().bounds; }
 std::vector<StreamFailure> Streamer::failures() const {
-  std::lock_guard lock(impl_->failures_mutex);
-  return impl_->failures;
+  std::lock_guard lock(impl().failures_mutex);
+  return impl().failures;
 }
-const std::vector<StreamBatch>& Streamer::batches() const { return impl_->plan.batches; }
-std::uint64_t Streamer::ring_bytes() const { return impl_->ring->capacity_bytes(); }
+const std::vector<StreamBatch>& Streamer::batches() const { return impl().plan.batches; }
+std::uint64_t Streamer::ring_bytes() const { return impl().ring->capacity_bytes(); }
 
 }  // namespace simlod

@@ -20,7 +20,6 @@ StreamConfig small_stream() {
   return c;
 }
 
-
 bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -126,6 +125,15 @@ TEST(StreamErrors, OpenRejectsWhatCannotBeStreamed) {
   StreamConfig config = small_stream();
   config.batch_points = 0;
   EXPECT_THROW((void)Streamer::synthetic({.points = 10}, config), InvalidInput);
+}
+
+TEST(StreamErrors, AMovedFromStreamerSaysSo) {
+  Streamer a = Streamer::synthetic({.points = 1000}, small_stream());
+  Streamer b = std::move(a);
+  EXPECT_THROW((void)a.update(), InvalidInput);  // NOLINT(bugprone-use-after-move)
+  EXPECT_THROW((void)a.progress(), InvalidInput);
+  EXPECT_TRUE(stream_to_end(b).empty());
+  EXPECT_EQ(b.octree().stats().points, 1000u);
 }
 
 TEST(StreamErrors, AnEmptySceneIsDoneAtOnce) {
