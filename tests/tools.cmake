@@ -141,3 +141,6 @@ simlod_tool_test(tool_demo_errors
   STEP demo --points 100 --backend gpu RC=1 "ERR=^simlod-demo: error: .*gpu"
   STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"
   STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder")
+simlod_tool_test(tool_demo_ply
+  STEP demo <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/p
+       "OUT=3 points in" EXISTS=<WORK>/p-closeup.png)
