@@ -28,11 +28,13 @@ struct Streamer::Impl {
   std::uint64_t points_total = 0;
   Bounds bounds;  ///< of the data, file coordinates
   detail::StreamPlan plan;
-  std::optional<Octree> octree;
   std::unique_ptr<detail::BatchRing> ring;
   std::unique_ptr<detail::LoaderContext> loaders_context;
   std::vector<std::jthread> loaders;
   std::mutex join_mutex;  ///< cancel() may come from any thread
+  /// Declared after the ring: destroyed first, so a copy it started from a ring buffer has
+  /// ended (freeing its device memory synchronises) before the buffer goes back to the pool.
+  std::optional<Octree> octree;
 
   // Consumer (the caller's thread); atomics where progress() reads them.
   std::size_t next_batch = 0;
