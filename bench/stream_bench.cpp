@@ -70,10 +70,9 @@ RunResult stream_once(Open open, simlod::Framebuffer& fb) {
   RunResult r;
   const auto start = Clock::now();
   simlod::Streamer streamer = open();
-  simlod::Bounds box;
-  box.min = {0, 0, 0};
-  box.max = streamer.octree().cube().size();
-  simlod::View view = simlod::examples::overview_view(box, fb.width(), fb.height());
+  const simlod::Bounds& cube = streamer.octree().cube();
+  const simlod::View view = simlod::examples::overview_view(
+      simlod::examples::relative_box(cube, cube.min), fb.width(), fb.height());
   for (;;) {
     const bool done = streamer.done();
     const simlod::UpdateStats u = streamer.update(std::chrono::milliseconds{10});

@@ -48,18 +48,6 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-/// The data's box in octree coordinates (its bounds minus the cube's corner), so that the
-/// cameras frame the data, not the empty top of the cube.
-simlod::Bounds scene_box(const simlod::Streamer& s) {
-  simlod::Bounds box;
-  const auto& origin = s.octree().cube().min;
-  for (int a = 0; a < 3; ++a) {
-    box.min[a] = s.bounds().min[a] - origin[a];
-    box.max[a] = s.bounds().max[a] - origin[a];
-  }
-  return box;
-}
-
 simlod::View make_view(const Options& o, std::string_view name, const simlod::Bounds& box) {
   simlod::View v = ex::named_view(name, box, o.width, o.height);
   v.lod_threshold = static_cast<float>(o.lod);
@@ -136,7 +124,8 @@ int run(const Options& o) {
                                                                       : simlod::synth::Order::Scan},
                                         config)
           : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
-  const simlod::Bounds box = scene_box(streamer);
+  // The cameras frame the data, not the empty top of the cube.
+  const simlod::Bounds box = ex::relative_box(streamer.bounds(), streamer.octree().cube().min);
   const simlod::View view = make_view(o, o.view, box);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);

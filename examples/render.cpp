@@ -86,11 +86,7 @@ int main(int argc, char** argv) {
       tree.insert(std::span(batch).first(n));
       tree.update();
     }
-    simlod::Bounds box;  // the scene in octree coordinates
-    for (int a = 0; a < 3; ++a) {
-      box.min[a] = source.bounds.min[a] - origin[a];
-      box.max[a] = source.bounds.max[a] - origin[a];
-    }
+    const simlod::Bounds box = simlod::examples::relative_box(source.bounds, origin);
     const simlod::OctreeStats st = tree.stats();
     fmt::print("simlod-render: {} points, {} nodes, {} backend\n", st.points, st.nodes,
                simlod::to_string(tree.backend()));

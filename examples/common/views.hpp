@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
@@ -11,6 +12,17 @@
 #include "simlod/view.hpp"
 
 namespace simlod::examples {
+
+/// `bounds` (file coordinates) less `origin` (the octree cube's minimum corner): the box in
+/// octree coordinates, which the cameras below frame.
+inline Bounds relative_box(const Bounds& bounds, const std::array<double, 3>& origin) {
+  Bounds box;
+  for (std::size_t a = 0; a < 3; ++a) {
+    box.min[a] = bounds.min[a] - origin[a];
+    box.max[a] = bounds.max[a] - origin[a];
+  }
+  return box;
+}
 
 /// The whole box from above at 45 degrees, from the south-south-west.
 inline View overview_view(const Bounds& box, std::uint32_t width, std::uint32_t height) {

@@ -40,7 +40,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   if (!open.reader || open.source != b.source) {
     open.reader.reset();
     ReaderOptions options;
-    options.origin = ctx.origin;
+    options.origin = ctx.geometry.cube.min;
     options.threads = 1;  // the loaders are the parallelism
     open.reader = open_reader(ctx.files[b.source].path, options);
     open.source = b.source;
@@ -65,7 +65,7 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
     throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}", b.points,
                             b.first, n));
   }
-  const auto& o = ctx.origin;
+  const auto& o = ctx.geometry.cube.min;
   for (std::size_t i = 0; i < n; ++i) {
     Point& p = out[i];
     p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);
@@ -78,7 +78,6 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
   const StreamBatch& b = ctx.plan.batches[seq];
-  std::exception_ptr error;
   Point* out = nullptr;
   try {
     out = ctx.ring.acquire(seq);

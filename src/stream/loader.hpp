@@ -3,7 +3,7 @@
 // batch, or the error of its file (later batches of a failed file are published empty).
 #pragma once
 
-#include <array>
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -18,17 +18,24 @@
 namespace simlod::detail {
 
 struct LoaderContext {
-  LoaderContext(const StreamPlan& plan_, BatchRing& ring_, std::size_t sources)
-      : plan(plan_), ring(ring_), failed(std::make_unique<std::atomic<bool>[]>(sources)) {}
+  LoaderContext(const StreamPlan& plan_, BatchRing& ring_, const std::vector<FileInfo>& files_,
+                const std::vector<std::exception_ptr>& open_errors_, synth::Generator* generator_,
+                const OctreeGeometry& geometry_)
+      : plan(plan_),
+        ring(ring_),
+        files(files_),
+        open_errors(open_errors_),
+        generator(generator_),
+        geometry(geometry_),
+        failed(std::make_unique<std::atomic<bool>[]>(std::max<std::size_t>(1, files_.size()))) {}
 
   const StreamPlan& plan;
   BatchRing& ring;
-  std::vector<FileInfo> files;                  ///< file sources (empty: synthetic)
-  std::vector<std::exception_ptr> open_errors;  ///< per file: why its header failed
-  std::vector<double> bytes_per_point;          ///< per file: file size / points
-  synth::Generator* generator = nullptr;        ///< the synthetic source
-  std::array<double, 3> origin{};               ///< the cube's minimum corner
-  OctreeGeometry geometry;                      ///< the cube points are checked against
+  const std::vector<FileInfo>& files;                  ///< file sources (empty: synthetic)
+  const std::vector<std::exception_ptr>& open_errors;  ///< per file: why its header failed
+  synth::Generator* generator;                         ///< the synthetic source, or nullptr
+  OctreeGeometry geometry;  ///< the cube points are checked against; its min is the origin
+  std::vector<double> bytes_per_point;  ///< per file: file size / points
 
   std::atomic<std::size_t> next_unit{0};
   std::unique_ptr<std::atomic<bool>[]> failed;  ///< per source: skip its remaining batches

@@ -139,12 +139,9 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   const unsigned slots = ring_slots(config, threads);
   ring =
       std::make_unique<detail::BatchRing>(slots, config.batch_points, oc.backend == Backend::Cuda);
-  loaders_context =
-      std::make_unique<detail::LoaderContext>(plan, *ring, std::max<std::size_t>(1, files.size()));
+  loaders_context = std::make_unique<detail::LoaderContext>(plan, *ring, files, open_errors,
+                                                            generator.get(), geometry);
   detail::LoaderContext& ctx = *loaders_context;
-  ctx.generator = generator.get();
-  ctx.files = files;
-  ctx.open_errors = open_errors;
   for (const FileInfo& info : files) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(info.path, ec);
@@ -153,8 +150,6 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
                                       : static_cast<double>(size) /
                                             static_cast<double>(info.point_count));
   }
-  ctx.origin = geometry.cube.min;
-  ctx.geometry = geometry;
   for (unsigned t = 0; t < threads; ++t) {
     loaders.emplace_back([&ctx] { detail::run_loader(ctx); });
   }
