@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 
 #include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
@@ -125,6 +126,36 @@ TEST(StreamErrors, OpenRejectsWhatCannotBeStreamed) {
   StreamConfig config = small_stream();
   config.batch_points = 0;
   EXPECT_THROW((void)Streamer::synthetic({.points = 10}, config), InvalidInput);
+}
+
+TEST(StreamErrors, ABadDeclaredCubeIsRejected) {
+  StreamConfig config = small_stream();
+  config.cube = Bounds{};  // empty
+  EXPECT_THROW((void)Streamer::synthetic({.points = 10}, config), InvalidInput);
+  config.cube = Bounds{{0, 0, 0}, {std::numeric_limits<double>::infinity(), 1, 1}};
+  EXPECT_THROW((void)Streamer::synthetic({.points = 10}, config), InvalidInput);
+}
+
+// A batch the octree's memory reserve cannot hold is refused with CapacityError on the
+// caller's thread; the octree keeps what it had and the stream goes on with later batches.
+TEST(StreamErrors, BatchesBeyondTheMemoryReserveAreRefusedAndTheStreamGoesOn) {
+  StreamConfig config = small_stream();
+  config.batch_points = 1000;
+  config.octree.memory_bytes = 64 * 1024;  // room for the first few batches only
+  Streamer streamer = Streamer::synthetic({.points = 20000, .seed = 2}, config);
+  std::size_t refused = 0;
+  while (!streamer.done()) {
+    try {
+      if (streamer.update(0ms).batches == 0) streamer.wait(20ms);
+    } catch (const CapacityError&) {
+      ++refused;
+    }
+  }
+  const std::uint64_t stored = streamer.octree().stats().points;
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(stored, 0u);
+  EXPECT_EQ(stored + refused * 1000u, 20000u) << "every batch is either in or refused";
+  EXPECT_EQ(streamer.progress().points_inserted, stored);
 }
 
 TEST(StreamErrors, AMovedFromStreamerSaysSo) {
