@@ -1,7 +1,8 @@
 // Octree update throughput (SimLOD's incremental builder): a synthetic scene, generated once
-// into host memory in scan and in Morton order, inserted in batches of 1M points into a fresh
-// octree per repetition. CUDA runs time each batch with CUDA events and report the update alone
-// (upload excluded, reported apart); CPU runs time each batch on the host clock.
+// into host memory in scan, Morton and random order (the scan order shuffled), inserted in batches
+// of 1M points into a fresh octree per repetition. CUDA runs time each batch with CUDA events and
+// report the update alone (upload excluded, reported apart); CPU runs time each batch on the host
+// clock.
 //
 //   SIMLOD_BENCH_POINTS      points of the CUDA runs (default 100,000,000)
 //   SIMLOD_BENCH_CPU_POINTS  points of the CPU runs (default 10,000,000)
@@ -32,8 +33,10 @@ namespace {
 using simlod::bench::env_points;
 
 using simlod::Point;
-using simlod::synth::Order;
 namespace detail = simlod::detail;
+
+/// The generator's orders, and the scan order shuffled (merged tiles, photogrammetry exports).
+enum class Order { Scan, Morton, Random };
 
 constexpr std::size_t kBatchPoints = 1'000'000;  // SimLOD's batch size
 constexpr int kRepetitions = 3;
@@ -49,7 +52,9 @@ const Scene& scene(std::uint64_t n, Order order) {
   const auto key = std::make_pair(n, static_cast<int>(order));
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  simlod::synth::Generator gen({.points = n, .seed = 1, .order = order});
+  const auto generated =
+      order == Order::Morton ? simlod::synth::Order::Morton : simlod::synth::Order::Scan;
+  simlod::synth::Generator gen({.points = n, .seed = 1, .order = generated});
   Scene s;
   s.bounds = gen.bounds();
   s.points.resize(n);
@@ -61,6 +66,7 @@ const Scene& scene(std::uint64_t n, Order order) {
     p.y = static_cast<float>(p.y - lo[1]);
     p.z = static_cast<float>(p.z - lo[2]);
   }
+  if (order == Order::Random) simlod::synth::shuffle(s.points, 1);
   return cache.emplace(key, std::move(s)).first->second;
 }
 
@@ -159,8 +165,10 @@ void cpu_update(benchmark::State& state, Order order) {
 
 SIMLOD_OCTREE_BENCH(cuda_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cuda_update, scan, Order::Scan);
+SIMLOD_OCTREE_BENCH(cuda_update, random, Order::Random);
 SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
+SIMLOD_OCTREE_BENCH(cpu_update, random, Order::Random);
 
 }  // namespace
 

@@ -38,6 +38,7 @@ struct Options {
 
 struct Summary {
   std::uint64_t points = 0;
+  std::uint64_t refused = 0;  ///< points that did not fit (device full)
   double seconds = 0.0, first_frame_ms = -1.0;
   double update_ms_sum = 0.0, update_ms_max = 0.0, render_ms_sum = 0.0;
   std::uint64_t updates = 0, renders = 0, frames_written = 0;
@@ -65,14 +66,14 @@ std::string stats_json(const Summary& s, const simlod::OctreeStats& t, simlod::B
       "  \"render_ms_avg\": {},\n  \"updates\": {},\n  \"renders\": {},\n  \"nodes\": {},\n"
       "  \"leaves\": {},\n  \"inner_nodes\": {},\n  \"voxels\": {},\n  \"bytes\": {},\n"
       "  \"bytes_points\": {},\n  \"bytes_voxels\": {},\n  \"bytes_grids\": {},\n"
-      "  \"bytes_nodes\": {},\n  \"errors\": {}\n}}\n",
+      "  \"bytes_nodes\": {},\n  \"points_refused\": {},\n  \"errors\": {}\n}}\n",
       ex::json_string(std::string(simlod::to_string(backend))), s.points,
       ex::json_number(s.seconds), ex::json_number(mps), ex::json_number(s.first_frame_ms),
       ex::json_number(s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0),
       ex::json_number(s.update_ms_max),
       ex::json_number(s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0),
       s.updates, s.renders, t.nodes, t.leaves, t.inner_nodes, t.voxels, bytes, t.bytes_points,
-      t.bytes_voxels, t.bytes_grids, t.bytes_nodes, s.errors.size());
+      t.bytes_voxels, t.bytes_grids, t.bytes_nodes, s.refused, s.errors.size());
 }
 
 void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backend backend) {
@@ -90,6 +91,9 @@ void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backe
   fmt::print("  memory: points {:.1f} MiB, voxels {:.1f} MiB, grids {:.1f} MiB, nodes {:.1f} MiB\n",
              static_cast<double>(t.bytes_points) / mib, static_cast<double>(t.bytes_voxels) / mib,
              static_cast<double>(t.bytes_grids) / mib, static_cast<double>(t.bytes_nodes) / mib);
+  if (s.refused > 0) {
+    fmt::print("  {} points could not be inserted: the device memory was full\n", s.refused);
+  }
   for (const auto& e : s.errors) fmt::print("  error: {}\n", e);
 }
 
@@ -173,6 +177,7 @@ int run(const Options& o) {
   }
   s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   s.points = streamer.progress().points_inserted;
+  s.refused = streamer.progress().points_refused;
   bar.finish();
   writer.wait();
 

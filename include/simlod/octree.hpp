@@ -27,10 +27,13 @@ struct OctreeConfig {
   std::uint32_t max_points_per_leaf = 50'000;  ///< SimLOD: 50k
   std::uint32_t voxel_grid = 128;              ///< cells per axis of an inner node; power of 2
   std::uint32_t chunk_capacity = 1000;         ///< samples per storage chunk (SimLOD: 1000)
-  double memory_fraction = 0.8;  ///< CUDA: share of free device memory reserved at create()
+  /// CUDA: share of free device memory the octree may grow into. create() reserves that much
+  /// address space and backs it with memory only as the tree grows (64 MiB steps), so the
+  /// rest stays free for the application until the octree needs it.
+  double memory_fraction = 0.8;
   /// Memory reserve in bytes for nodes, chunks and grids; 0 = memory_fraction of free device
-  /// memory (CUDA) or no limit but the host's (CPU). A batch that would not fit is refused
-  /// with CapacityError and the octree stays unchanged. The CPU backend's per-batch working
+  /// memory (CUDA) or no limit but the host's (CPU). A batch that would not fit goes in as
+  /// smaller pieces; see update(). The CPU backend's per-batch working
   /// memory (about 32 bytes per point of the batch being inserted) comes on top.
   std::uint64_t memory_bytes = 0;
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
@@ -46,6 +49,8 @@ struct UpdateStats {
   /// Expand (count/split) passes of the last batch: 1 when no leaf split, +1 per pass that
   /// split at least one leaf.
   std::uint32_t split_rounds = 0;
+  /// Batches that did not fit at once and went in as smaller pieces (memory ran short).
+  std::uint64_t pieces = 0;
 };
 
 struct OctreeStats {
@@ -112,10 +117,15 @@ class Octree {
   void insert(std::span<const Point> batch);
 
   /// Inserts queued batches in order until `budget` is spent (0 = all of them); at least one
-  /// batch per call when any is queued. Blocks until done. A batch that does not fit into the
-  /// memory reserve throws CapacityError: that batch is dropped from the queue, the octree is as
-  /// before it, later batches stay queued and the octree stays usable.
+  /// batch per call when any is queued. Blocks until done. A batch whose memory is not free
+  /// goes in as smaller pieces (UpdateStats::pieces); the CUDA backend first backs more of its
+  /// reserve with device memory. When not even one point fits (the device or memory_bytes is
+  /// full), update() throws CapacityError: the points that did not go in stay queued, in order
+  /// (update() tries them again; discard_queued() drops them), and the octree stays usable.
   UpdateStats update(std::chrono::microseconds budget = std::chrono::microseconds{0});
+
+  /// Drops every queued batch; returns the points dropped.
+  std::uint64_t discard_queued();
 
   [[nodiscard]] OctreeStats stats() const;
   /// Copies the whole tree to the host (nodes[0] = root); for tests, export and debugging.

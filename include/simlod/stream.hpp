@@ -45,7 +45,10 @@ struct StreamProgress {
   std::uint64_t points_read = 0;      ///< read into the ring by the loaders so far
   std::uint64_t points_uploaded = 0;  ///< handed to the octree's backend (copy started)
   std::uint64_t points_inserted = 0;  ///< in the octree
-  std::uint64_t bytes_read = 0;       ///< file bytes behind points_read (16 B/point synthetic)
+  /// Dropped because not even one more point fitted (the device or memory_bytes was full;
+  /// update() threw CapacityError for their batch). Batches go in as smaller pieces first.
+  std::uint64_t points_refused = 0;
+  std::uint64_t bytes_read = 0;  ///< file bytes behind points_read (16 B/point synthetic)
   std::size_t files_total = 0, files_done = 0;  ///< files, and files completely inserted
   std::size_t files_failed = 0;                 ///< files whose error update() has reported
   double seconds = 0.0;                         ///< since the Streamer was created

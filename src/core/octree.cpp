@@ -81,24 +81,36 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
     s.last_update = stats;
   };
   while (!s.queue.empty()) {
-    const std::vector<Point>& batch = s.queue.front();
+    std::vector<Point>& batch = s.queue.front();
+    std::size_t inserted = 0;
     try {
-      s.backend->insert_batch(batch, stats);
+      detail::insert_in_pieces(s, batch, stats, inserted);
+    } catch (const CapacityError&) {
+      // The device is full: what did not go in stays queued for a later update().
+      batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(inserted));
+      finish();
+      throw;
     } catch (...) {
-      // The backend left the octree as before this batch; drop the batch so that later
-      // batches can still go in.
+      // Not a matter of memory: the backend left the octree as before this piece; drop the
+      // batch so that later batches can still go in.
       s.queue.pop_front();
       finish();
       throw;
     }
-    stats.batches += 1;
-    stats.points += batch.size();
     if (s.spare.size() < kSpareBuffers) s.spare.push_back(std::move(s.queue.front()));
     s.queue.pop_front();
     if (budget.count() > 0 && Clock::now() - start >= budget) break;
   }
   finish();
   return stats;
+}
+
+std::uint64_t Octree::discard_queued() {
+  detail::OctreeImpl& s = impl();
+  std::uint64_t points = 0;
+  for (const auto& batch : s.queue) points += batch.size();
+  s.queue.clear();
+  return points;
 }
 
 OctreeStats Octree::stats() const {
@@ -118,10 +130,32 @@ NodeSnapshot Octree::snapshot() const {
 
 namespace detail {
 
-void insert_validated(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats) {
-  s.backend->insert_batch(batch, stats);
+void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
+                      std::size_t& inserted) {
+  inserted = 0;
+  std::size_t piece = batch.size();
+  bool split = false;
+  while (inserted < batch.size()) {
+    const std::size_t n = std::min(piece, batch.size() - inserted);
+    try {
+      s.backend->insert_batch(batch.subspan(inserted, n), stats);
+    } catch (const CapacityError& e) {
+      // All or nothing: the octree is as before this piece. Halve it until it fits; a single
+      // point that does not fit means the device (or the reserve) is full.
+      if (n == 1) {
+        stats.points += inserted;
+        throw CapacityError(fmt::format("{} ({} of the batch's {} points were inserted)", e.what(),
+                                        inserted, batch.size()));
+      }
+      piece = (n + 1) / 2;
+      split = true;
+      continue;
+    }
+    inserted += n;
+  }
   stats.batches += 1;
   stats.points += batch.size();
+  stats.pieces += split ? 1 : 0;
 }
 
 }  // namespace detail

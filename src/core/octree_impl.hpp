@@ -28,10 +28,12 @@ struct OctreeAccess {
   static OctreeImpl& impl(const Octree& octree) { return octree.impl(); }
 };
 
-/// Inserts one batch at once, past the queue: the Streamer validates its batches on loader
-/// threads (find_bad_point) and keeps its own queue. Counts the batch in `stats`; throws like
-/// OctreeBackend::insert_batch (CapacityError: the octree is as before the batch).
-void insert_validated(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats);
+/// Inserts a validated batch: all at once, or, when the backend refuses it with CapacityError
+/// (all or nothing), in halves until the pieces fit. `inserted` = points of the batch in the
+/// octree when it returns or throws; throws CapacityError when a single point does not fit
+/// (the device or the reserve is full), other errors as the backend does.
+void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
+                      std::size_t& inserted);
 
 /// Throws InvalidInput naming the first bad setting.
 void validate_config(const OctreeConfig& config);

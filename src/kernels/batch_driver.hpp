@@ -5,11 +5,17 @@
 //   void reset_batch(uint32 node_count);     zero Control from kControlBatchBegin and d_new
 //   void count(const TreeView&);             the passes of kernels/passes.hpp
 //   void plan(const TreeView&, uint32 list_bound);
+//   void zero_plan();                        zero Control::plan (before the second plan)
 //   void split(const TreeView&, uint32 list_bound, uint32 split_bound);
 //   void next_round(const TreeView&);
 //   void sample(const TreeView&);
 //   void allocate(const TreeView&, uint32 list_bound);
 //   void insert(const TreeView&);
+//   void rollback(const TreeView&, uint32 old_nodes, uint32 split_bound, const Control& old);
+//                                            restore split leaves, then the whole Control
+//   void map(uint64 low_end, uint64 high_begin);  back arena bytes [0, low_end) and
+//                                            [high_begin, total) with memory; throws
+//                                            CapacityError when the device has no more
 //   Control read_control();                  waits for the passes so far
 // and runs them in order. The host waits three times per batch at most: for the capacity
 // check after round 1, for the end of expansion (rounds are queued kSpeculativeRounds at a
@@ -23,6 +29,7 @@
 #include "kernels/capacity.hpp"
 #include "kernels/tree_view.hpp"
 #include "kernels/tuning.hpp"
+#include "simlod/error.hpp"
 
 namespace simlod::detail {
 
@@ -30,64 +37,97 @@ inline std::uint32_t clamp_u32(std::uint64_t v) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, kNil));
 }
 
-/// Inserts the `points` points at base.d_batch into the tree of `node_count` nodes. Returns the
-/// expand rounds. Throws CapacityError (from the check after round 1, before anything of the
-/// tree changed) when the batch may not fit.
+/// Inserts the `points` points at base.d_batch into the tree whose counters are `old` (as
+/// after the last batch). Returns the expand rounds. All or nothing: throws CapacityError
+/// (from a check, with the tree as before the batch, rolled back where the expansion had
+/// begun) when the batch does not fit. `headroom` = grids granted to the expand rounds after
+/// round 1 beyond round 1's splits; doubled (and kept for later batches) when the rounds ran
+/// out of it, which costs a rollback and a second try of the batch.
 template <class Exec>
 std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& layout,
-                        std::uint32_t node_count, std::uint32_t points) {
-  TreeView v = base;
-  v.batch_points = points;
-  v.spill_points = 0;
-  v.walk_all_from = 0;
-  v.node_limit = v.grid_limit = v.chunk_limit = v.spill_limit = v.backlog_limit = 0;
-  v.split_limit = 0;
+                        const Control& old, std::uint32_t points, std::uint64_t& headroom) {
+  const std::uint32_t old_nodes = old.node_count;
+  for (;;) {
+    TreeView v = base;
+    v.batch_points = points;
+    v.spill_points = 0;
+    v.walk_all_from = 0;
+    v.node_limit = v.grid_limit = v.chunk_limit = v.spill_limit = v.backlog_limit = 0;
+    v.split_limit = 0;
 
-  // Round 1 counts and plans; the tree is untouched until the check has passed.
-  exec.reset_batch(node_count);
-  exec.count(v);
-  exec.plan(v, node_count);
-  const Control before = exec.read_control();
-  const TreeCounters tree{before.node_count, before.grid_count, before.chunk_top, before.pool_size};
-  const BatchReservation r = reserve_batch(before.plan, tree, layout, v.params, points);
+    // Round 1 counts and plans; the tree is untouched until the check has passed.
+    exec.reset_batch(old_nodes);
+    exec.count(v);
+    exec.plan(v, old_nodes);
+    const Control before = exec.read_control();
+    const TreeCounters tree{before.node_count, before.grid_count, before.chunk_top,
+                            before.pool_size};
+    const bool splits = before.plan.splits > 0;
+    const ExpandGrant eg =
+        grant_expansion(before.plan, tree, layout, points, splits ? headroom : 0);
+    exec.map(0, eg.ceiling);
 
-  v.node_limit = clamp_u32(tree.node_count + r.nodes);
-  v.grid_limit = clamp_u32(tree.grid_count + r.grids);
-  v.chunk_limit = clamp_u32(tree.chunk_top + r.fresh_chunks);
-  v.spill_limit = clamp_u32(r.spill);
-  v.backlog_limit = clamp_u32(r.backlog);
-  v.split_limit = layout.max_splits;
-  v.d_spill = reinterpret_cast<Point*>(exec.arena() + r.spill_at);
-  v.d_spill_slots = reinterpret_cast<uint2*>(exec.arena() + r.spill_slots_at);
-  v.d_backlog = reinterpret_cast<VoxelRecord*>(exec.arena() + r.backlog_at);
+    v.node_limit = clamp_u32(tree.node_count + eg.nodes);
+    v.grid_limit = clamp_u32(tree.grid_count + eg.grids);
+    v.spill_limit = clamp_u32(eg.spill);
+    v.split_limit = clamp_u32(eg.grids);
+    v.d_spill = reinterpret_cast<Point*>(exec.arena() + eg.spill_at);
+    v.d_spill_slots = reinterpret_cast<uint2*>(exec.arena() + eg.spill_slots_at);
 
-  std::uint32_t rounds = 1;
-  if (before.plan.splits > 0) {
-    // Only round 1 splits leaves that store points, so the spill buffer is complete after it.
-    const std::uint32_t list_bound = v.node_limit;  // nodes after the most splits granted
-    const std::uint32_t split_bound = clamp_u32(std::min<std::uint64_t>(r.grids, kMaxSplitBlocks));
-    exec.split(v, node_count, clamp_u32(before.plan.splits));
-    v.spill_points = clamp_u32(before.plan.spill);
-    v.walk_all_from = points;  // the spill points walk for the first time in round 2
-    for (;;) {
-      for (int k = 0; k < kSpeculativeRounds; ++k) {
-        exec.next_round(v);
-        exec.count(v);
-        v.walk_all_from = v.points();
-        exec.split(v, list_bound, split_bound);
+    std::uint32_t rounds = 1;
+    Control after = before;
+    const std::uint32_t split_bound = clamp_u32(std::min<std::uint64_t>(eg.grids, kMaxSplitBlocks));
+    if (splits) {
+      // Only round 1 splits leaves that store points, so the spill buffer is complete after it.
+      const std::uint32_t list_bound = v.node_limit;  // nodes after the most splits granted
+      exec.split(v, old_nodes, clamp_u32(before.plan.splits));
+      v.spill_points = clamp_u32(before.plan.spill);
+      v.walk_all_from = points;  // the spill points walk for the first time in round 2
+      for (;;) {
+        for (int k = 0; k < kSpeculativeRounds; ++k) {
+          exec.next_round(v);
+          exec.count(v);
+          v.walk_all_from = v.points();
+          exec.split(v, list_bound, split_bound);
+        }
+        exec.zero_plan();  // the sums of the final leaves, if this was the last round
+        exec.plan(v, list_bound);
+        after = exec.read_control();
+        if (after.expand_done != 0 || after.round_splits == 0) break;
       }
-      const Control c = exec.read_control();
-      if (c.expand_done != 0 || c.round_splits == 0) {
-        rounds = 1 + c.extra_rounds;
-        node_count = c.node_count;
-        break;
+      if (after.need != 0) {
+        exec.rollback(v, old_nodes, split_bound, old);
+        if (eg.grids < before.plan.splits + headroom) {  // the gap or a table was the limit
+          throw CapacityError(
+              "a batch of " + std::to_string(points) +
+              " points does not fit into the octree's device memory reserve: its expansion "
+              "needs more than the " +
+              std::to_string(eg.grids) +
+              " occupancy grids that fit; the batch was not inserted (insert smaller batches, "
+              "or raise memory_bytes or memory_fraction)");
+        }
+        headroom = 2 * (headroom + before.plan.splits);
+        continue;
       }
+      rounds = 1 + after.extra_rounds;
     }
+    const TreeCounters grown{after.node_count, after.grid_count, after.chunk_top, after.pool_size};
+    InsertGrant ig;
+    try {
+      ig = grant_insert(after.plan, tree, grown, eg, layout, v.params, points);
+      exec.map(ig.floor, eg.ceiling);
+    } catch (const CapacityError&) {
+      if (splits) exec.rollback(v, old_nodes, split_bound, old);
+      throw;
+    }
+    v.chunk_limit = clamp_u32(tree.chunk_top + ig.fresh_chunks);
+    v.backlog_limit = clamp_u32(ig.backlog);
+    v.d_backlog = reinterpret_cast<VoxelRecord*>(exec.arena() + ig.backlog_at);
+    exec.sample(v);
+    exec.allocate(v, after.node_count);
+    exec.insert(v);
+    return rounds;
   }
-  exec.sample(v);
-  exec.allocate(v, node_count);
-  exec.insert(v);
-  return rounds;
 }
 
 }  // namespace simlod::detail

@@ -15,82 +15,111 @@ namespace {
 std::uint64_t align_up(std::uint64_t v) {
   return (v + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
 }
+std::uint64_t align_down(std::uint64_t v) { return v / kArenaAlign * kArenaAlign; }
+
+// Ids and per-pass counts are uint32 with kNil reserved.
+constexpr std::uint64_t kIdLimit = kNil - 1;
+
+[[noreturn]] void refuse(std::uint64_t points, const std::string& why) {
+  throw CapacityError(fmt::format(
+      "a batch of {} points does not fit into the octree's device memory reserve: {}; the "
+      "batch was not inserted (insert smaller batches, or raise memory_bytes or "
+      "memory_fraction)",
+      points, why));
+}
+
+std::uint64_t low_end(const ArenaLayout& layout, const TreeCounters& tree) {
+  return layout.dynamic_begin + tree.chunk_top * layout.chunk_bytes;
+}
+
+std::uint64_t grid_floor(const ArenaLayout& layout, std::uint64_t grids) {
+  const std::uint64_t bytes = grids * layout.grid_bytes;
+  return bytes < layout.dynamic_end ? layout.dynamic_end - bytes : 0;
+}
 
 }  // namespace
 
 std::uint64_t arena_gap(const ArenaLayout& layout, const TreeCounters& tree) {
-  const std::uint64_t low = layout.dynamic_begin + tree.chunk_top * layout.chunk_bytes;
-  const std::uint64_t high = layout.dynamic_end - tree.grid_count * layout.grid_bytes;
+  const std::uint64_t low = low_end(layout, tree);
+  const std::uint64_t high = grid_floor(layout, tree.grid_count);
   return high > low ? high - low : 0;
 }
 
-BatchReservation reserve_batch(const PlanSums& plan, const TreeCounters& tree,
-                               const ArenaLayout& layout, const PlanParams& params,
-                               std::uint64_t points) {
-  BatchReservation r;
-  r.grids = plan.grids;
-  r.nodes = 8 * plan.grids;
-  // Inner nodes that can receive voxels: ancestors of reached leaves (at most one per level of
-  // each leaf, at most all inner nodes) plus the ones this batch creates.
-  const std::uint64_t voxel_nodes =
-      std::min(plan.voxels, std::min(tree.grid_count, plan.level_sum) + plan.grids);
-  r.chunks = plan.point_chunks + plan.voxels / params.chunk_capacity + voxel_nodes;
-  const std::uint64_t reusable = tree.pool_size + plan.freed_chunks;
-  r.fresh_chunks = r.chunks > reusable ? r.chunks - reusable : 0;
-  r.spill = plan.spill;
-  r.backlog = plan.voxels;
-  r.gap = arena_gap(layout, tree);
+ExpandGrant grant_expansion(const PlanSums& round1, const TreeCounters& tree,
+                            const ArenaLayout& layout, std::uint64_t points,
+                            std::uint64_t headroom) {
+  if (round1.max_total >= kIdLimit) {
+    refuse(points, fmt::format("a leaf at the depth limit would hold {} points, more than {}",
+                               round1.max_total, kIdLimit));
+  }
+  if (points + round1.spill >= kIdLimit) {
+    refuse(points,
+           fmt::format("with the {} points of the leaves it splits it would move {} points, "
+                       "more than {}",
+                       round1.spill, points + round1.spill, kIdLimit));
+  }
+  const std::uint64_t low = low_end(layout, tree);
+  const std::uint64_t top = grid_floor(layout, tree.grid_count);
+  const std::uint64_t spill_bytes = round1.spill * (sizeof(Point) + 8) + 2 * kArenaAlign;
+  const std::uint64_t fit =
+      top > low + spill_bytes ? (top - low - spill_bytes) / layout.grid_bytes : 0;
+  const std::uint64_t grids_left =
+      layout.max_splits > tree.grid_count ? layout.max_splits - tree.grid_count : 0;
+  const std::uint64_t nodes_left =
+      layout.max_nodes > tree.node_count ? (layout.max_nodes - tree.node_count) / 8 : 0;
+  const std::uint64_t grids = std::min({round1.splits + headroom, grids_left, nodes_left, fit});
+  if (grids < round1.splits || top < low + spill_bytes) {
+    refuse(points,
+           fmt::format("its first expand round splits {} leaves (grids of {} bytes; {} more fit "
+                       "into the node table, {} into the {} free bytes beside a spill buffer of "
+                       "{} bytes for their {} points)",
+                       round1.splits, layout.grid_bytes, std::min(grids_left, nodes_left), fit,
+                       arena_gap(layout, tree), spill_bytes, round1.spill));
+  }
+  ExpandGrant g;
+  g.grids = grids;
+  g.nodes = 8 * grids;
+  g.spill = round1.spill;
+  const std::uint64_t floor = grid_floor(layout, tree.grid_count + grids);
+  g.spill_slots_at = align_down(floor - g.spill * 8);
+  g.spill_at = align_down(g.spill_slots_at - g.spill * sizeof(Point));
+  g.ceiling = g.spill_at;
+  return g;
+}
 
-  auto refuse = [&](const std::string& why) {
-    throw CapacityError(fmt::format(
-        "a batch of {} points does not fit into the octree's device memory reserve: {}; the "
-        "batch was not inserted (insert smaller batches, or raise memory_bytes or "
-        "memory_fraction)",
-        points, why));
-  };
-  constexpr std::uint64_t kIdLimit = kNil - 1;
-  if (plan.max_total >= kIdLimit) {
-    refuse(fmt::format("a leaf at the depth limit would hold {} points, more than {}",
-                       plan.max_total, kIdLimit));
+InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const TreeCounters& after,
+                         const ExpandGrant& expand, const ArenaLayout& layout,
+                         const PlanParams& params, std::uint64_t points) {
+  const std::uint64_t cells = std::uint64_t{1} << (3 * params.grid_bits);
+  const std::uint64_t voxels = std::min(last.voxels, after.grid_count * cells);
+  const std::uint64_t voxel_nodes = std::min(voxels, after.grid_count);
+  InsertGrant g;
+  g.chunks = last.point_chunks + voxels / params.chunk_capacity + voxel_nodes;
+  g.fresh_chunks = g.chunks > after.pool_size ? g.chunks - after.pool_size : 0;
+  g.backlog = voxels;
+  if (points + expand.spill + voxels >= kIdLimit) {
+    refuse(points, fmt::format("it may write up to {} points and voxels in one pass, more than {}",
+                               points + expand.spill + voxels, kIdLimit));
   }
-  if (points + plan.spill >= kIdLimit) {
-    refuse(
-        fmt::format("with the {} points of the leaves it splits it would move {} points, "
-                    "more than {}",
-                    plan.spill, points + plan.spill, kIdLimit));
+  if (tree.chunk_top + g.fresh_chunks > layout.max_chunks) {
+    refuse(points, fmt::format("it may need up to {} new chunks but only {} more chunk ids exist",
+                               g.fresh_chunks, layout.max_chunks - tree.chunk_top));
   }
-  if (points + plan.spill + plan.voxels >= kIdLimit) {
-    refuse(fmt::format("it may write up to {} points and voxels in one pass, more than {}",
-                       points + plan.spill + plan.voxels, kIdLimit));
+  const std::uint64_t low = low_end(layout, tree);
+  g.backlog_at = align_up(low + g.fresh_chunks * layout.chunk_bytes);
+  g.floor = g.backlog_at + g.backlog * sizeof(VoxelRecord);
+  if (g.floor > expand.ceiling) {
+    refuse(points,
+           fmt::format("it may need up to {} bytes ({} new chunks of {} bytes beyond {} "
+                       "reusable pooled chunks, {} bytes of backlog for {} voxels) below its "
+                       "{} occupancy grids and the spill buffer of {} points, where {} bytes "
+                       "are free (of {} reserved)",
+                       g.floor - low, g.fresh_chunks, layout.chunk_bytes, after.pool_size,
+                       g.backlog * sizeof(VoxelRecord), g.backlog,
+                       after.grid_count - tree.grid_count, expand.spill,
+                       expand.ceiling > low ? expand.ceiling - low : 0, layout.total_bytes));
   }
-  if (tree.node_count + r.nodes > layout.max_nodes) {
-    refuse(
-        fmt::format("it may create up to {} nodes but the node table has room for {} more "
-                    "(of {})",
-                    r.nodes, layout.max_nodes - tree.node_count, layout.max_nodes));
-  }
-  if (tree.chunk_top + r.fresh_chunks > layout.max_chunks) {
-    refuse(fmt::format("it may need up to {} new chunks but only {} more chunk ids exist",
-                       r.fresh_chunks, layout.max_chunks - tree.chunk_top));
-  }
-
-  // Chunks grow up from the current top, grids down from the current bottom; the scratch sits
-  // between the two reservations and is dropped when the batch ends.
-  const std::uint64_t gap_begin = layout.dynamic_begin + tree.chunk_top * layout.chunk_bytes;
-  r.spill_at = align_up(gap_begin + r.fresh_chunks * layout.chunk_bytes);
-  r.spill_slots_at = align_up(r.spill_at + r.spill * sizeof(Point));
-  r.backlog_at = align_up(r.spill_slots_at + r.spill * 8);
-  const std::uint64_t scratch_end = r.backlog_at + r.backlog * sizeof(VoxelRecord);
-  r.bytes = (scratch_end - gap_begin) + r.grids * layout.grid_bytes;
-  if (r.bytes > r.gap) {
-    refuse(fmt::format(
-        "it may need up to {} bytes ({} occupancy grids of {} bytes, {} new chunks of {} bytes "
-        "beyond {} reusable pooled chunks, {} bytes of scratch for {} spilled points and {} "
-        "voxels) but only {} of the {} reserved bytes are free",
-        r.bytes, r.grids, layout.grid_bytes, r.fresh_chunks, layout.chunk_bytes, reusable,
-        scratch_end - r.spill_at, r.spill, r.backlog, r.gap, layout.total_bytes));
-  }
-  return r;
+  return g;
 }
 
 }  // namespace simlod::detail

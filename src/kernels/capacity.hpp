@@ -1,15 +1,21 @@
-// The capacity check of the CUDA backend: before a batch changes anything, an upper bound of
-// what it can need (grids, nodes, chunks, scratch) is compared with what the arena has left.
+// The capacity check of the CUDA backend: a batch's memory is granted from what it really
+// needs, in two steps, and a batch either goes in completely or leaves the tree as it was.
 //
-// Round 1 of expand only counts (the tree is untouched), so for every leaf it reaches the
-// check knows stored + counted = the points that will end up in that leaf's subtree. Then:
-// - a leaf that does not split in round 1 never splits in this batch (only children of split
-//   leaves are new, and its count cannot change): its chunk need is exact;
-// - a leaf holding P points that splits has, k levels below it, at most min(8^k, P/(limit+1))
-//   splitting descendants (each needs more than `limit` of the P points), each with at most
-//   2^(3g) voxels, and all inner nodes of one level together see at most P points;
-// - batch points create at most one voxel per inner node above their round-1 leaf; stored
-//   points that move to the spill buffer set no new bits there (they did when inserted).
+// 1. After round 1 of expand has counted (the tree is untouched), the plan sums over the
+//    reached leaves give exactly which leaves split in round 1, the points they store (the
+//    spill buffer) and their chunks (they go to the pool). The expansion is granted those
+//    splits plus headroom for the splits of later rounds (only new children split there, and
+//    what they need is unknown until they are counted). The spill buffer is placed right below
+//    the granted grids, at the top of the free gap.
+// 2. After the last round (no leaf splits any more) the plan sums are reduced again: the chunks
+//    that receive points are exact, the voxels a batch can emit are bounded by one per point
+//    and inner ancestor (and by the cells of all inner nodes). Fresh chunks and the voxel
+//    backlog are placed at the bottom of the gap, below the spill buffer.
+// When the speculative rounds run out of granted grids, nodes or split entries (Control::need),
+// or step 2 does not fit, the expansion is rolled back (kernels/batch_driver.hpp): the split
+// leaves get their chunk lists back and the tree counters their old values. A batch that does
+// not fit even with all the headroom the gap has is refused with CapacityError; the facade
+// then inserts it in smaller pieces (core/octree.cpp).
 // A node receiving m samples needs at most floor(m / capacity) + 1 new chunks.
 #pragma once
 
@@ -22,7 +28,7 @@
 
 namespace simlod::detail {
 
-/// Parameters of the bound (from config and geometry), trivially copyable for kernels.
+/// Parameters of the plan (from config and geometry), trivially copyable for kernels.
 struct PlanParams {
   std::uint32_t max_points_per_leaf;
   std::uint32_t chunk_capacity;
@@ -36,16 +42,17 @@ SIMLOD_HD std::uint64_t chunks_for(std::uint64_t samples, std::uint32_t capacity
 
 SIMLOD_HD std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
 
-/// Adds one reached leaf (level, `stored` points in `chunks` chunks, `counted` new points in
-/// round 1) to the sums. Used by the plan kernel and by host tests of the bound.
+/// Adds one reached leaf (level, `stored` points in `chunks` chunks, `counted` new points) to
+/// the sums. Used by the plan kernel and by host tests.
 SIMLOD_HD void plan_leaf(PlanSums& s, const PlanParams& p, std::uint32_t level,
                          std::uint64_t stored, std::uint64_t chunks, std::uint64_t counted) {
   const std::uint64_t total = stored + counted;
   s.leaves += 1;
   s.level_sum += level;
-  s.voxels += counted * level;  // one per inner ancestor at most
   s.max_total = total > s.max_total ? total : s.max_total;
   if (total <= p.max_points_per_leaf || level >= p.max_depth) {
+    s.counted += counted;
+    s.voxels += counted * level;  // one per inner ancestor at most
     s.point_chunks += chunks_for(total, p.chunk_capacity) - chunks_for(stored, p.chunk_capacity);
     s.point_nodes += 1;
     return;
@@ -53,19 +60,6 @@ SIMLOD_HD void plan_leaf(PlanSums& s, const PlanParams& p, std::uint32_t level,
   s.splits += 1;
   s.spill += stored;
   s.freed_chunks += chunks;
-  const std::uint64_t cells = std::uint64_t{1} << (3 * p.grid_bits);
-  const std::uint64_t most = total / (std::uint64_t{p.max_points_per_leaf} + 1);  // >= 1
-  std::uint64_t splits = 1, voxels = min_u64(total, cells), width = 1;
-  for (std::uint32_t l = level + 1; l < p.max_depth; ++l) {
-    width = min_u64(width * 8, most);  // splitting nodes on this level
-    splits += width;
-    voxels += min_u64(total, width * cells);
-  }
-  const std::uint64_t leaves = min_u64(total, 1 + 7 * splits);
-  s.grids += splits;
-  s.voxels += voxels;
-  s.point_chunks += total / p.chunk_capacity + leaves;
-  s.point_nodes += leaves;
 }
 
 /// Device counters of the tree that the check needs.
@@ -73,25 +67,39 @@ struct TreeCounters {
   std::uint64_t node_count = 0, grid_count = 0, chunk_top = 0, pool_size = 0;
 };
 
-/// What the check grants a batch: limits the kernels must stay within and where the per-batch
-/// scratch lies (byte offsets in the arena).
-struct BatchReservation {
-  std::uint64_t grids = 0;         ///< grids the batch may take
-  std::uint64_t nodes = 0;         ///< nodes it may create
-  std::uint64_t chunks = 0;        ///< chunks it may need (pool and arena)
-  std::uint64_t fresh_chunks = 0;  ///< of them from the arena (beyond the pool)
-  std::uint64_t spill = 0;         ///< spill buffer entries
-  std::uint64_t backlog = 0;       ///< voxel backlog entries
-  std::uint64_t bytes = 0;         ///< arena bytes needed (grids, fresh chunks, scratch)
-  std::uint64_t gap = 0;           ///< arena bytes free before the batch
-  std::uint64_t spill_at = 0, spill_slots_at = 0, backlog_at = 0;  ///< scratch offsets
+/// Step 1: what the expansion may take, and where the spill buffer lies (byte offsets).
+struct ExpandGrant {
+  std::uint64_t grids = 0;  ///< splits (grids) the whole expansion may make
+  std::uint64_t nodes = 0;  ///< nodes it may create (8 per split)
+  std::uint64_t spill = 0;  ///< spill buffer entries (exact)
+  std::uint64_t spill_at = 0, spill_slots_at = 0;
+  /// Lowest byte the batch uses at the top of the gap (= spill_at): grids and spill lie above.
+  std::uint64_t ceiling = 0;
 };
 
-/// Bounds the batch's need from the round-1 sums and places its scratch; throws CapacityError
-/// (need against what is free) when it does not fit. `points` = batch size.
-[[nodiscard]] BatchReservation reserve_batch(const PlanSums& plan, const TreeCounters& tree,
-                                             const ArenaLayout& layout, const PlanParams& params,
-                                             std::uint64_t points);
+/// Step 2: the chunks the batch may hand out and where the voxel backlog lies.
+struct InsertGrant {
+  std::uint64_t chunks = 0;        ///< chunks it may need (pool and arena)
+  std::uint64_t fresh_chunks = 0;  ///< of them from the arena (beyond the pool)
+  std::uint64_t backlog = 0;       ///< voxel backlog entries
+  std::uint64_t backlog_at = 0;
+  std::uint64_t floor = 0;  ///< end of the backlog: the batch uses the gap below it
+};
+
+/// Step 1 from the round-1 sums: round-1 splits plus up to `headroom` more, as far as the gap,
+/// the node table and the split table allow. Throws CapacityError when round 1 alone does not
+/// fit. `points` = batch size.
+[[nodiscard]] ExpandGrant grant_expansion(const PlanSums& round1, const TreeCounters& tree,
+                                          const ArenaLayout& layout, std::uint64_t points,
+                                          std::uint64_t headroom);
+
+/// Step 2 from the sums after the last round; `after` = the counters then (node and grid
+/// counts of the grown tree, the pool with the chunks the splits freed), `tree` = before the
+/// batch. Throws CapacityError when it does not fit below `expand.ceiling`.
+[[nodiscard]] InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree,
+                                       const TreeCounters& after, const ExpandGrant& expand,
+                                       const ArenaLayout& layout, const PlanParams& params,
+                                       std::uint64_t points);
 
 /// Free arena bytes between the chunks and the grids.
 [[nodiscard]] std::uint64_t arena_gap(const ArenaLayout& layout, const TreeCounters& tree);

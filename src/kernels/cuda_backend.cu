@@ -5,26 +5,11 @@
 #include "kernels/cuda_backend.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/host_tree.hpp"
+#include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
 namespace {
-
-DeviceMemory reserve_arena(std::uint64_t bytes) {
-  void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    std::size_t free = 0, total = 0;
-    (void)cudaMemGetInfo(&free, &total);
-    throw CapacityError("cannot reserve " + std::to_string(bytes) +
-                        " bytes of device memory for the octree (" + std::to_string(free) + " of " +
-                        std::to_string(total) +
-                        " bytes are free); lower memory_bytes or memory_fraction");
-  }
-  check_cuda(err, "cudaMalloc(arena)", __FILE__, __LINE__);
-  return DeviceMemory(p);
-}
 
 std::uint64_t reserve_size(const OctreeConfig& config) {
   if (config.memory_bytes != 0) return config.memory_bytes;
@@ -36,9 +21,9 @@ std::uint64_t reserve_size(const OctreeConfig& config) {
 }  // namespace
 
 CudaBackend::CudaBackend(const OctreeConfig& config, const OctreeGeometry& geometry)
-    : config_(config), geometry_(geometry) {
+    : config_(config), geometry_(geometry), headroom_(kExpandHeadroom) {
   layout_ = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
-  arena_ = reserve_arena(layout_.total_bytes);
+  arena_ = DeviceArena(layout_.total_bytes, layout_.dynamic_begin);
   void* pinned = nullptr;
   SIMLOD_CUDA_CHECK(cudaHostAlloc(&pinned, std::uint64_t{layout_.max_batch} * sizeof(Point),
                                   cudaHostAllocDefault));

@@ -1,13 +1,16 @@
 // The CUDA octree backend: SimLOD's incremental update (core/octree_backend.hpp) on the GPU.
 //
-// Owns one device allocation (the arena, kernels/arena_layout.hpp) holding the tree, the
-// chunk pool and the batch buffers, a pinned staging buffer for uploads, a stream and events.
+// Owns one device address range (the arena, kernels/arena_layout.hpp, backed with memory as
+// the tree grows: kernels/device_arena.cuh) holding the tree, the chunk pool and the batch
+// buffers, a pinned staging buffer for uploads, a stream and events.
 // A batch runs as:
 //   upload (pinned staging, async copies; none when prefetch() already copied the batch, or
 //           one direct copy when the batch lies in pinned memory)
-//   round 1: count -> plan -> [sync] capacity check (CapacityError: nothing changed)
-//   if leaves split: split, then rounds { next -> count -> split } queued 4 at a time,
-//     [sync] until a round split nothing (queued rounds after it do nothing)
+//   round 1: count -> plan -> [sync] grant for the expansion (CapacityError: nothing changed)
+//   if leaves split: split, then rounds { next -> count -> split } queued 4 at a time and a
+//     plan of the leaves then, [sync] until a round split nothing (queued rounds after it do
+//     nothing); a round beyond the grant rolls the batch back and runs it again
+//   grant for the insertion (CapacityError: rolled back, nothing changed)
 //   sample -> allocate -> insert (+ retire chunks) -> [sync] read the counters back
 // The order lives in kernels/batch_driver.hpp, the passes in kernels/*_pass.cu (per-thread
 // bodies in kernels/pass_bodies.hpp), the capacity bound in kernels/capacity.hpp.
@@ -20,6 +23,7 @@
 #include "kernels/arena_layout.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_resources.cuh"
+#include "kernels/device_arena.cuh"
 #include "kernels/tree_view.hpp"
 
 namespace simlod::detail {
@@ -52,17 +56,18 @@ class CudaBackend final : public OctreeBackend {
   void reserve_second_batch_buffer();
   /// Points base_.d_batch at the buffer that holds `batch` (prefetched) or uploads it.
   void stage(std::span<const Point> batch);
-  [[nodiscard]] std::byte* arena() const { return static_cast<std::byte*>(arena_.get()); }
+  [[nodiscard]] std::byte* arena() const { return arena_.data(); }
 
   OctreeConfig config_;
   OctreeGeometry geometry_;
   ArenaLayout layout_;
-  DeviceMemory arena_;
+  DeviceArena arena_;          ///< address range of layout_.total_bytes, backed as the tree grows
+  std::uint64_t headroom_;     ///< grids granted to expand rounds after round 1 (batch_driver.hpp)
   PinnedMemory staging_;       ///< max_batch Points
   PinnedMemory control_host_;  ///< one Control, target of read_control()
   StreamHandle stream_;
   EventHandle started_, uploaded_, done_;
-  TreeView base_;             ///< pointers and parameters; per-batch fields are filled in
+  TreeView base_;  ///< pointers and parameters; per-batch fields are filled in
   /// Batch buffers: [0] in the arena, [1] next to it (prefetch target); base_.d_batch is
   /// the one the last batch used.
   Point* d_batches_[2] = {nullptr, nullptr};
@@ -71,8 +76,8 @@ class CudaBackend final : public OctreeBackend {
   EventHandle copied_;
   std::span<const Point> prefetched_;  ///< the span copied into d_batches_[prefetch_buffer_]
   int prefetch_buffer_ = -1;           ///< -1: no prefetch pending
-  Control control_{};         ///< counters after the last completed batch
-  std::uint64_t points_ = 0;  ///< points inserted
+  Control control_{};                  ///< counters after the last completed batch
+  std::uint64_t points_ = 0;           ///< points inserted
   CudaBatchTiming timing_;
 };
 

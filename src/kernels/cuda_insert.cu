@@ -23,16 +23,28 @@ double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
 /// The executor of batch_driver.hpp on the backend's stream.
 class CudaExec {
  public:
-  CudaExec(std::byte* arena, const TreeView& base, cudaStream_t stream, Control* host_control)
+  CudaExec(DeviceArena& arena, const TreeView& base, cudaStream_t stream, Control* host_control)
       : arena_(arena), base_(base), stream_(stream), host_control_(host_control) {}
 
-  std::byte* arena() const { return arena_; }
+  std::byte* arena() const { return arena_.data(); }
   void reset_batch(std::uint32_t node_count) {
     zero_control(kControlBatchBegin);
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(base_.d_new, 0, std::size_t{node_count} * 4, stream_));
   }
   void count(const TreeView& v) { launch_count(v, stream_); }
   void plan(const TreeView& v, std::uint32_t bound) { launch_plan(v, bound, stream_); }
+  void zero_plan() {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(&base_.d_control->plan, 0, sizeof(PlanSums), stream_));
+  }
+  void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+                const Control& old) {
+    launch_rollback(v, old_nodes, split_bound, stream_);
+    *host_control_ = old;
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_control, host_control_, sizeof(Control),
+                                      cudaMemcpyHostToDevice, stream_));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));  // host_control_ is reused
+  }
+  void map(std::uint64_t low_end, std::uint64_t high_begin) { arena_.ensure(low_end, high_begin); }
   void split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound) {
     launch_split(v, list_bound, split_bound, stream_);
   }
@@ -53,7 +65,7 @@ class CudaExec {
                                       sizeof(Control) - from, stream_));
   }
 
-  std::byte* arena_;
+  DeviceArena& arena_;
   const TreeView& base_;
   cudaStream_t stream_;
   Control* host_control_;
@@ -97,8 +109,8 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   SIMLOD_CUDA_CHECK(cudaEventRecord(started_.get(), s));
   stage(batch);
   SIMLOD_CUDA_CHECK(cudaEventRecord(uploaded_.get(), s));
-  CudaExec exec(arena(), base_, s, static_cast<Control*>(control_host_.get()));
-  stats.split_rounds = run_batch(exec, base_, layout_, control_.node_count, n);
+  CudaExec exec(arena_, base_, s, static_cast<Control*>(control_host_.get()));
+  stats.split_rounds = run_batch(exec, base_, layout_, control_, n, headroom_);
   SIMLOD_CUDA_CHECK(cudaEventRecord(done_.get(), s));
   const Control after = exec.read_control();
   if (after.overflow != 0) {

@@ -58,8 +58,11 @@ struct alignas(16) SplitEntry {
   std::uint32_t head;      ///< offset 16: its chunk list before the split
   std::uint32_t count;     ///< offset 20: points stored before the split
   std::uint32_t chunks;    ///< offset 24: chunks of that list
-  std::uint32_t pad;       ///< offset 28
+  std::uint32_t tail;      ///< offset 28: its last chunk before the split (for a rollback)
 };
+
+/// A split entry whose decision failed (a grant ran out): nothing was changed for it.
+inline constexpr std::uint32_t kFailedSplit = 0xFFFFFFFFu;
 
 /// A voxel emitted by the sampling pass, waiting for its chunk: 16 bytes, alignment 16.
 struct alignas(16) VoxelRecord {
@@ -69,16 +72,18 @@ struct alignas(16) VoxelRecord {
   std::uint32_t rgba;  ///< offset 12: colour of the point that set the cell's bit
 };
 
-/// Sums over the leaves that round 1 of a batch reaches; the capacity check bounds the
-/// batch's memory need from them (kernels/capacity.hpp). 80 bytes, alignment 8.
+/// Sums over the leaves a batch reaches, reduced twice: after round 1 of expand (splits and
+/// spill of round 1 are exact) and after the last round (no leaf splits any more, so the
+/// point chunks are exact and the voxels bounded); the capacity check places and grants the
+/// batch's memory from them (kernels/capacity.hpp). 80 bytes, alignment 8.
 struct PlanSums {
-  std::uint64_t splits = 0;        ///< leaves that split in round 1
+  std::uint64_t splits = 0;        ///< leaves over the limit (they split in this round)
   std::uint64_t spill = 0;         ///< points those leaves store (they move to the spill buffer)
   std::uint64_t freed_chunks = 0;  ///< chunks of those leaves (they go to the pool)
-  std::uint64_t grids = 0;         ///< bound: splits of the whole batch (one grid each)
-  std::uint64_t point_chunks = 0;  ///< bound: chunks that receive points
-  std::uint64_t point_nodes = 0;   ///< bound: leaves that receive points
-  std::uint64_t voxels = 0;        ///< bound: voxels the batch emits
+  std::uint64_t counted = 0;       ///< points counted in leaves that do not split
+  std::uint64_t point_chunks = 0;  ///< new chunks of the leaves that do not split (exact)
+  std::uint64_t point_nodes = 0;   ///< leaves that receive points and do not split
+  std::uint64_t voxels = 0;        ///< bound: voxels emitted (one per inner ancestor and point)
   std::uint64_t level_sum = 0;     ///< sum of the reached leaves' levels (inner ancestors)
   std::uint64_t max_total = 0;     ///< largest stored + counted of a reached leaf
   std::uint64_t leaves = 0;        ///< leaves reached
@@ -106,8 +111,10 @@ struct alignas(16) Control {
   PlanSums plan;                ///< offset 80 .. 159
   std::uint32_t round_splits;   ///< offset 160: leaves split in the current round (d_splits)
   std::uint32_t extra_rounds;   ///< offset 164: expand rounds started after round 1
-  std::uint32_t expand_done;    ///< offset 168: set when a round split nothing
-  std::uint32_t batch_pad[21];  ///< offset 172 .. 255
+  std::uint32_t expand_done;    ///< offset 168: set when a round split nothing (or a grant ran out)
+  std::uint32_t split_base;     ///< offset 172: split entries of the rounds before this one
+  std::uint32_t need;           ///< offset 176: kNeed* bits: a grant ran out (batch rolled back)
+  std::uint32_t batch_pad[19];  ///< offset 180 .. 255
 };
 
 /// Control::overflow bits: a reservation from the capacity check was exceeded (a bug in the
@@ -120,6 +127,11 @@ inline constexpr std::uint32_t kOverflowBacklog = 1u << 4;
 inline constexpr std::uint32_t kOverflowSplits = 1u << 5;
 inline constexpr std::uint32_t kOverflowTouched = 1u << 6;
 
+/// Control::need bits: the speculative expand rounds wanted more nodes, grids or split entries
+/// than granted. Not an error: the host rolls the batch back and runs it again with a larger
+/// grant (or in smaller pieces).
+inline constexpr std::uint32_t kNeedGrids = 1u << 0;
+
 /// Control is zeroed from here when a batch starts.
 inline constexpr std::size_t kControlBatchBegin = 64;
 
@@ -130,7 +142,7 @@ inline constexpr std::uint64_t kNodeTableBytes = sizeof(DeviceNode) + sizeof(Nod
 static_assert(sizeof(DeviceNode) == 32 && alignof(DeviceNode) == 16);
 static_assert(offsetof(DeviceNode, level) == 12 && offsetof(DeviceNode, tail) == 28);
 static_assert(sizeof(NodeLink) == 8 && offsetof(NodeLink, grid) == 4);
-static_assert(sizeof(SplitEntry) == 32 && offsetof(SplitEntry, chunks) == 24);
+static_assert(sizeof(SplitEntry) == 32 && offsetof(SplitEntry, tail) == 28);
 static_assert(sizeof(VoxelRecord) == 16 && offsetof(VoxelRecord, rgba) == 12);
 static_assert(sizeof(PlanSums) == 80);
 static_assert(sizeof(Control) == 256 && alignof(Control) == 16);
@@ -138,5 +150,6 @@ static_assert(offsetof(Control, voxels) == 32 && offsetof(Control, tree_pad2) ==
 static_assert(offsetof(Control, spill_count) == kControlBatchBegin);
 static_assert(offsetof(Control, plan) == 80);
 static_assert(offsetof(Control, round_splits) == 160 && offsetof(Control, expand_done) == 168);
+static_assert(offsetof(Control, split_base) == 172 && offsetof(Control, need) == 176);
 
 }  // namespace simlod::detail

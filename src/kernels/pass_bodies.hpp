@@ -12,15 +12,17 @@ namespace simlod::detail {
 /// False once an expand round has split nothing: the rounds queued after it do nothing.
 SIMLOD_HD bool expanding(const TreeView& v) { return v.d_control->expand_done == 0; }
 
-/// Between expand rounds (one thread): ends the expansion when the last round split nothing,
-/// else opens the next round.
+/// Between expand rounds (one thread): ends the expansion when the last round split nothing or
+/// ran out of a grant (Control::need: the host rolls back), else opens the next round; split
+/// entries accumulate over the rounds so that a rollback finds those of round 1.
 SIMLOD_HD void next_round(const TreeView& v) {
   Control& c = *v.d_control;
   if (c.expand_done != 0) return;
-  if (c.round_splits == 0) {
+  if (c.round_splits == 0 || c.need != 0) {
     c.expand_done = 1;
     return;
   }
+  c.split_base += c.round_splits;
   c.round_splits = 0;
   c.extra_rounds += 1;
 }
@@ -37,8 +39,10 @@ SIMLOD_HD bool count_walk(const TreeView& v, std::uint32_t i, std::uint32_t& lea
 /// Split decision for entry i of the list of reached leaves: over the limit and above
 /// max_depth, the leaf takes 8 node ids, a grid, a spill range and a pool range, becomes inner
 /// at once (children: empty leaves, counts zeroed) and is recorded in d_splits with its old
-/// chunk list for split_execute. Its list entry becomes kNil (it receives no points now; its
-/// count restarts at 0 for voxels, and sampling lists it again when it gets some).
+/// chunk list for split_execute (and for a rollback). Its list entry becomes kNil (it receives
+/// no points now; its count restarts at 0 for voxels, and sampling lists it again when it gets
+/// some). A split beyond the granted nodes, grids or entries changes nothing but its entry
+/// (kFailedSplit) and sets Control::need: the host rolls the batch back and grants more.
 SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
   const std::uint32_t leaf = v.d_touched[i];
   if (leaf == kNil) return;
@@ -46,18 +50,22 @@ SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
   const std::uint64_t total = std::uint64_t{node.count} + v.d_new[leaf];
   if (total <= v.params.max_points_per_leaf || node.level >= v.params.max_depth) return;
   Control& c = *v.d_control;
-  const std::uint32_t entry = append_slot(&c.round_splits);
+  const std::uint32_t entry = c.split_base + append_slot(&c.round_splits);
   const std::uint32_t first = atomic_add(&c.node_count, 8u);
   const std::uint32_t grid = atomic_add(&c.grid_count, 1u);
   const std::uint32_t spill_at = atomic_add(&c.spill_count, node.count);
   const std::uint32_t pool_at = atomic_add(&c.pool_size, node.chunks);
-  if (entry >= v.split_limit) return v.flag(kOverflowSplits);
-  if (first + std::uint64_t{8} > v.node_limit) return v.flag(kOverflowNodes);
-  if (grid >= v.grid_limit) return v.flag(kOverflowGrids);
-  if (spill_at + std::uint64_t{node.count} > v.spill_limit) return v.flag(kOverflowSpill);
+  if (entry >= v.split_limit) return (void)atomic_or(&c.need, kNeedGrids);
+  const bool granted = first + std::uint64_t{8} <= v.node_limit && grid < v.grid_limit;
+  const bool spill_ok = spill_at + std::uint64_t{node.count} <= v.spill_limit;
+  if (!granted || !spill_ok) {
+    v.d_splits[entry] = SplitEntry{kFailedSplit, kNil, 0, 0, kNil, 0, 0, kNil};
+    if (!granted) return (void)atomic_or(&c.need, kNeedGrids);
+    return v.flag(kOverflowSpill);
+  }
 
   v.d_splits[entry] =
-      SplitEntry{leaf, grid, spill_at, pool_at, node.head, node.count, node.chunks, 0};
+      SplitEntry{leaf, grid, spill_at, pool_at, node.head, node.count, node.chunks, node.tail};
   for (std::uint32_t k = 0; k < 8; ++k) {
     v.d_nodes[first + k] = DeviceNode{2 * node.x + (k & 1u),
                                       2 * node.y + ((k >> 1) & 1u),
@@ -83,6 +91,7 @@ SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
 /// list (the next id is a broadcast load); points are copied part-strided.
 SIMLOD_HD void split_execute(const TreeView& v, const SplitEntry& e, std::uint32_t part,
                              std::uint32_t parts) {
+  if (e.node == kFailedSplit) return;
   uint4* grid = reinterpret_cast<uint4*>(v.grid_words(e.grid));
   const std::uint64_t words = v.grid_bytes / sizeof(uint4);
   for (std::uint64_t w = part; w < words; w += parts) grid[w] = make_uint4(0, 0, 0, 0);
@@ -100,6 +109,26 @@ SIMLOD_HD void split_execute(const TreeView& v, const SplitEntry& e, std::uint32
     if (part == 0) v.d_pool[e.pool_at + k] = chunk;
     chunk = next;
   }
+}
+
+/// Rollback of one recorded split of this batch (before sampling): a leaf that existed before
+/// the batch (id < `old_nodes`) gets its chunk list back and loses its children; splits of
+/// nodes the batch created need nothing (those nodes are dropped with the node count). The
+/// chunks are untouched by the split (they were only copied and their ids pushed to the pool).
+SIMLOD_HD void restore_split(const TreeView& v, const SplitEntry& e, std::uint32_t old_nodes) {
+  if (e.node == kFailedSplit || e.node >= old_nodes) return;
+  DeviceNode n = v.d_nodes[e.node];
+  n.count = e.count;
+  n.chunks = e.chunks;
+  n.head = e.head;
+  n.tail = e.tail;
+  v.d_nodes[e.node] = n;
+  v.d_links[e.node] = NodeLink{kNil, kNil};
+}
+
+/// Split entries recorded by this batch's rounds so far (read after the expansion).
+SIMLOD_HD std::uint32_t recorded_splits(const Control& c, std::uint32_t split_limit) {
+  return min_u32(c.split_base + c.round_splits, split_limit);
 }
 
 /// Where sample_point puts voxel records: straight into the backlog.

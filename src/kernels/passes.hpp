@@ -16,7 +16,8 @@ namespace simlod::detail {
 /// point of a leaf lists it in d_touched.
 void launch_count(const TreeView& v, cudaStream_t stream);
 
-/// Round 1 only: reduces the listed leaves into Control::plan for the capacity check.
+/// After round 1 and after the last round: reduces the listed leaves (kNil entries skipped)
+/// into Control::plan (zeroed before) for the capacity check.
 void launch_plan(const TreeView& v, std::uint32_t list_bound, cudaStream_t stream);
 
 /// Expand, splitting: listed leaves over the limit get 8 children and a zeroed grid, their
@@ -27,6 +28,12 @@ void launch_split(const TreeView& v, std::uint32_t list_bound, std::uint32_t spl
 /// Between expand rounds: ends the expansion if the last round split nothing (the passes of
 /// later queued rounds then return at once), else opens the next round.
 void launch_next_round(const TreeView& v, cudaStream_t stream);
+
+/// Rollback of the expansion (before sampling): every split recorded this batch of a leaf
+/// older than the batch (id < old_nodes) restores its chunk list and becomes a leaf again.
+/// The host restores the tree counters afterwards.
+void launch_rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+                     cudaStream_t stream);
 
 /// Sample: every point sets its cell bit in the inner nodes it passes; the thread that sets a
 /// bit appends a voxel to the backlog and lists the node in d_touched.

@@ -1,6 +1,6 @@
-// Capacity plan: after round 1 of expand has counted (nothing changed yet), every reached leaf
-// adds its share of the batch's memory bound (kernels/capacity.hpp, plan_leaf) and the block
-// sums go to Control::plan with one atomic per field per block.
+// Capacity plan: after round 1 of expand (nothing changed yet) and after the last round, every
+// reached leaf adds its share of the batch's memory need (kernels/capacity.hpp, plan_leaf) and
+// the block sums go to Control::plan with one atomic per field per block.
 #include <cub/block/block_reduce.cuh>
 
 #include "kernels/cuda_check.hpp"
@@ -16,7 +16,7 @@ struct PlanSumOp {
     s.splits = a.splits + b.splits;
     s.spill = a.spill + b.spill;
     s.freed_chunks = a.freed_chunks + b.freed_chunks;
-    s.grids = a.grids + b.grids;
+    s.counted = a.counted + b.counted;
     s.point_chunks = a.point_chunks + b.point_chunks;
     s.point_nodes = a.point_nodes + b.point_nodes;
     s.voxels = a.voxels + b.voxels;
@@ -39,6 +39,7 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < listed;
        i += gridDim.x * blockDim.x) {
     const std::uint32_t leaf = v.d_touched[i];
+    if (leaf == kNil) continue;  // split since it was listed
     const DeviceNode node = v.d_nodes[leaf];
     plan_leaf(mine, v.params, node.level, node.count, node.chunks, v.d_new[leaf]);
   }
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v) {
   add(&out.splits, sum.splits);
   add(&out.spill, sum.spill);
   add(&out.freed_chunks, sum.freed_chunks);
-  add(&out.grids, sum.grids);
+  add(&out.counted, sum.counted);
   add(&out.point_chunks, sum.point_chunks);
   add(&out.point_nodes, sum.point_nodes);
   add(&out.voxels, sum.voxels);

@@ -21,19 +21,35 @@ __global__ void __launch_bounds__(kListBlock) split_decide_kernel(TreeView v) {
 
 __global__ void __launch_bounds__(kSplitBlock) split_execute_kernel(TreeView v) {
   if (!expanding(v)) return;
-  const std::uint32_t splits = min(v.d_control->round_splits, v.split_limit);
-  for (std::uint32_t s = blockIdx.x; s < splits; s += gridDim.x) {
+  const Control& c = *v.d_control;
+  const std::uint32_t end = recorded_splits(c, v.split_limit);
+  for (std::uint32_t s = c.split_base + blockIdx.x; s < end; s += gridDim.x) {
     split_execute(v, v.d_splits[s], threadIdx.x, blockDim.x);
   }
 }
 
 __global__ void next_round_kernel(TreeView v) { next_round(v); }
 
+__global__ void __launch_bounds__(kListBlock) rollback_kernel(TreeView v, std::uint32_t old_nodes) {
+  const std::uint32_t end = recorded_splits(*v.d_control, v.split_limit);
+  for (std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < end;
+       s += gridDim.x * blockDim.x) {
+    restore_split(v, v.d_splits[s], old_nodes);
+  }
+}
+
 }  // namespace
 
 void launch_next_round(const TreeView& v, cudaStream_t stream) {
   next_round_kernel<<<1, 1, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("next_round_kernel");
+}
+
+void launch_rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+                     cudaStream_t stream) {
+  rollback_kernel<<<blocks_for(split_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(
+      v, old_nodes);
+  SIMLOD_CUDA_CHECK_LAUNCH("rollback_kernel");
 }
 
 void launch_split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound,

@@ -72,3 +72,18 @@ inline constexpr int kSplatBlock = 256;
 inline constexpr int kSplatBlocksPerSm = 16;
 
 }  // namespace simlod::detail
+
+namespace simlod::detail {
+
+/// Smallest step by which the octree's device arena backs more of its address range with
+/// memory (kernels/device_arena.cuh). Each step is one driver allocation and mapping (tens of
+/// microseconds); 64 MiB = 256 occupancy grids or 4,000 chunks, so a stream of 10^8 points
+/// grows about 50 times, and at most 64 MiB of each end stay unused.
+inline constexpr std::uint64_t kArenaGrowBytes = std::uint64_t{64} << 20;
+
+/// Grids granted to the expand rounds after round 1 beyond round 1's own splits (the first
+/// batch's; doubled whenever a batch runs out, kept for the batches after it). Unused grants
+/// cost nothing but address space until they are backed; 64 grids of 128^3 = 16 MiB.
+inline constexpr std::uint64_t kExpandHeadroom = 64;
+
+}  // namespace simlod::detail

@@ -38,6 +38,7 @@ StreamProgress Streamer::Impl::progress() const {
   }
   p.points_uploaded = points_uploaded.load();
   p.points_inserted = points_inserted.load();
+  p.points_refused = points_refused.load();
   p.files_total = files.size();
   p.files_done = files_done.load();
   p.files_failed = files_failed.load();
@@ -124,9 +125,14 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     }
     prefetch(b + 1);  // copied while this batch's kernels run
     const auto before = Clock::now();
+    std::size_t inserted = 0;
     try {
-      detail::insert_validated(tree, entry->points, stats);
+      detail::insert_in_pieces(tree, entry->points, stats, inserted);
     } catch (...) {
+      // CapacityError: the device is full; what did not fit of this batch is dropped (the
+      // stream goes on, later batches may be smaller or find memory freed).
+      s.points_inserted += inserted;
+      s.points_refused += entry->points.size() - inserted;
       advance(b);
       finish();
       throw;

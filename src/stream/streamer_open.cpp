@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <thread>
 
 #include "core/host_buffer.hpp"
@@ -86,18 +85,6 @@ unsigned ring_slots(const StreamConfig& c, unsigned loaders) {
   return c.ring_batches != 0 ? c.ring_batches : loaders + 4;
 }
 
-/// Device memory a CUDA octree reserves for a stream of `points` points when the caller set no
-/// memory_bytes: about twice what SimLOD's configuration uses per point (28 B measured: points,
-/// voxels, grids), with the occupancy grids scaled to the configured leaf size, plus 2 GB for
-/// the per-batch working space. A small reserve is quicker to allocate (the first picture)
-/// and leaves the device to the rest of the application; memory_fraction stays the cap.
-std::uint64_t stream_reserve_bytes(const OctreeConfig& c, std::uint64_t points) {
-  const double grid_bytes = std::pow(static_cast<double>(c.voxel_grid), 3.0) / 8.0;
-  const double per_point = 48.0 + 2.0 * grid_bytes / static_cast<double>(c.max_points_per_leaf);
-  const double bytes = per_point * static_cast<double>(points) + 2.0 * (1u << 30);
-  return static_cast<std::uint64_t>(std::min(bytes, 1e15));
-}
-
 /// Reads the headers of `paths` on a few threads; failures are kept per file.
 void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<FileInfo>& infos,
                   std::vector<std::exception_ptr>& errors) {
@@ -153,16 +140,9 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   for (unsigned t = 0; t < threads; ++t) {
     loaders.emplace_back([&ctx] { detail::run_loader(ctx); });
   }
-  // On failure ~Impl stops the loaders.
-  if (oc.backend == Backend::Cuda && oc.memory_bytes == 0) {
-    oc.memory_bytes = stream_reserve_bytes(oc, points_total);
-    try {
-      octree.emplace(Octree::create(cube, oc));
-    } catch (const CapacityError&) {
-      oc.memory_bytes = 0;  // the estimate does not fit: memory_fraction of what is free
-    }
-  }
-  if (!octree) octree.emplace(Octree::create(cube, oc));
+  // On failure ~Impl stops the loaders. A CUDA octree reserves address space only and backs
+  // it with device memory as it grows, so no reserve has to be guessed from the stream's size.
+  octree.emplace(Octree::create(cube, oc));
 }
 
 Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,

@@ -1,11 +1,14 @@
-// The memory reserve (OctreeConfig::memory_bytes): a batch that does not fit is refused with
-// CapacityError, the octree stays exactly as it was and keeps accepting batches that fit.
+// The memory reserve (OctreeConfig::memory_bytes): a backend refuses a batch that does not fit
+// with CapacityError and leaves the octree exactly as it was; the facade then inserts the batch
+// in halves, and only when a single point does not fit does update() throw, keeping the rest
+// of the batch queued.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "core/octree_check.hpp"
+#include "core/octree_impl.hpp"
 #include "core/octree_test_util.hpp"
 #include "simlod/error.hpp"
 
@@ -23,8 +26,8 @@ void expect_same_memory(const OctreeStats& a, const OctreeStats& b) {
 }
 
 /// A = the first points of a Morton-ordered scene (one region), B = the rest, S = a part of B.
-/// With a reserve of exactly what A then S need, B is refused, and S still fits afterwards with
-/// no byte to spare: the refused batch left no trace (no memory, no grid bit).
+/// With a reserve of exactly what A then S need, the backend refuses B, and S still fits
+/// afterwards with no byte to spare: the refused batch left no trace (no memory, no grid bit).
 void refuse_and_continue(const OctreeConfig& base) {
   const Scene& scene = synth_scene(60'000, synth::Order::Morton);
   const std::span<const Point> all(scene.points);
@@ -40,16 +43,15 @@ void refuse_and_continue(const OctreeConfig& base) {
   insert_all(tree, a, a.size());
   const NodeSnapshot before = tree.snapshot();
   const OctreeStats stats_before = tree.stats();
-  tree.insert(b);
+  UpdateStats u;
   try {
-    tree.update();
+    detail::OctreeAccess::impl(tree).backend->insert_batch(b, u);
     FAIL() << "expected CapacityError";
   } catch (const CapacityError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("batch of 40000 points"), std::string::npos) << what;
     EXPECT_NE(what.find("not inserted"), std::string::npos) << what;
   }
-  EXPECT_EQ(tree.stats().batches_queued, 0u) << "the refused batch is dropped";
   expect_identical(before, tree.snapshot());
   expect_same_memory(stats_before, tree.stats());
 
@@ -70,48 +72,76 @@ TEST(OctreeCapacity, RefusedForGridsTheTreeIsUnchanged) {
   refuse_and_continue(small_config(1000, 128, 100));  // 256 KiB grids: splits are the limit
 }
 
-TEST(OctreeCapacity, LaterBatchesStayQueued) {
+/// Points in the octree = the prefixes of the given batches that update() reported.
+std::vector<Point> prefix_of(std::span<const Point> batch, std::uint64_t n) {
+  return std::vector<Point>(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+// A batch larger than the free reserve goes in as pieces up to the last point that fits; the
+// rest stays queued, in order, before the later batches, until discard_queued().
+TEST(OctreeCapacity, WhatDoesNotFitStaysQueued) {
   const Scene& scene = synth_scene(60'000, synth::Order::Scan);
   OctreeConfig c = small_config(2000, 8, 100);
   c.memory_bytes = 400'000;
   Octree tree = Octree::create(scene.bounds, c);
   const std::span<const Point> all(scene.points);
+  const auto big = all.subspan(1000, 40'000);  // 640 KB of points alone
   tree.insert(all.first(1000));
-  tree.insert(all.subspan(1000, 40'000));  // 640 KB of points alone
+  tree.insert(big);
   tree.insert(all.subspan(41'000, 1000));
-  EXPECT_THROW(tree.update(), CapacityError);
+  try {
+    tree.update();
+    FAIL() << "expected CapacityError";
+  } catch (const CapacityError& e) {
+    EXPECT_NE(std::string(e.what()).find("of the batch's 40000 points were inserted"),
+              std::string::npos)
+        << e.what();
+  }
   OctreeStats stats = tree.stats();
-  EXPECT_EQ(stats.points, 1000u);
-  EXPECT_EQ(stats.batches_queued, 1u);
+  ASSERT_GT(stats.points, 1000u) << "pieces of the large batch fit";
+  ASSERT_LT(stats.points, 41'000u);
+  const std::uint64_t k = stats.points - 1000;
+  EXPECT_EQ(stats.batches_queued, 2u);
   EXPECT_EQ(stats.last_update.batches, 1u);
-  EXPECT_EQ(stats.last_update.batches_left, 1u);
-  EXPECT_LT(stats.bytes_free, stats.bytes_reserved);
-  tree.update();
+  EXPECT_EQ(stats.last_update.points, stats.points);
+  std::vector<Point> inserted = prefix_of(all, 1000);
+  const auto in_big = prefix_of(big, k);
+  inserted.insert(inserted.end(), in_big.begin(), in_big.end());
+  expect_octree_invariants(tree.snapshot(), inserted, c, &stats);
+
+  EXPECT_THROW(tree.update(), CapacityError) << "the rest is tried again, and still full";
+  EXPECT_EQ(tree.stats().points, stats.points);
+  EXPECT_EQ(tree.discard_queued(), (40'000 - k) + 1000);
+  EXPECT_EQ(tree.stats().batches_queued, 0u);
+  EXPECT_NO_THROW(tree.update());
   stats = tree.stats();
-  std::vector<Point> inserted(all.begin(), all.begin() + 1000);
-  inserted.insert(inserted.end(), all.begin() + 41'000, all.begin() + 42'000);
   expect_octree_invariants(tree.snapshot(), inserted, c, &stats);
 }
 
-// Filling the reserve batch by batch: every batch either goes in whole or is refused whole.
-TEST(OctreeCapacity, FillingUpRefusesWholeBatchesOnly) {
+// Filling the reserve batch by batch: every batch goes in up to some point, the rest is dropped
+// by the caller; what is in the tree is exactly those prefixes.
+TEST(OctreeCapacity, FillingUpInsertsPrefixesOfBatches) {
   const Scene& scene = synth_scene(100'000, synth::Order::Scan);
   OctreeConfig c = small_config(1500, 16, 250);
   c.memory_bytes = 1'000'000;
   Octree tree = Octree::create(scene.bounds, c);
   std::vector<Point> inserted;
-  std::size_t refused = 0;
+  std::size_t full = 0;
   const std::span<const Point> all(scene.points);
   for (std::size_t i = 0; i < all.size(); i += 5000) {
-    tree.insert(all.subspan(i, 5000));
+    const auto batch = all.subspan(i, 5000);
+    const std::uint64_t before = tree.stats().points;
+    tree.insert(batch);
     try {
       tree.update();
-      inserted.insert(inserted.end(), all.begin() + i, all.begin() + i + 5000);
     } catch (const CapacityError&) {
-      ++refused;
+      ++full;
+      tree.discard_queued();
     }
+    const auto in = prefix_of(batch, tree.stats().points - before);
+    inserted.insert(inserted.end(), in.begin(), in.end());
   }
-  EXPECT_GT(refused, 0u);
+  EXPECT_GT(full, 0u);
   EXPECT_GT(inserted.size(), 0u);
   const OctreeStats stats = tree.stats();
   EXPECT_LE(stats.bytes_reserved - stats.bytes_free, c.memory_bytes);

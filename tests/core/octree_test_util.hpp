@@ -48,6 +48,47 @@ inline const Scene& synth_scene(std::uint64_t n, synth::Order order, std::uint64
   return it->second;
 }
 
+/// The scene of synth_scene(n, Scan, seed) with every point shuffled (synth::shuffle): no batch
+/// is spatially coherent, as with merged tiles or photogrammetry exports (cached).
+inline const Scene& random_scene(std::uint64_t n, std::uint64_t seed = 1) {
+  static std::map<std::pair<std::uint64_t, std::uint64_t>, Scene> cache;
+  auto it = cache.find({n, seed});
+  if (it == cache.end()) {
+    Scene scene = synth_scene(n, synth::Order::Scan, seed);
+    synth::shuffle(scene.points, seed);
+    it = cache.emplace(std::make_pair(n, seed), std::move(scene)).first;
+  }
+  return it->second;
+}
+
+/// 512 leaves of 990 points (level 3 of an 8 m cube, for a leaf limit of 1000), then one batch
+/// of 20 points in each: all 512 leaves split in round 1 of that batch, as when points arrive
+/// in random order.
+struct FullLeaves {
+  Bounds bounds;
+  std::vector<Point> first, second;
+};
+
+inline FullLeaves full_leaves() {
+  FullLeaves f;
+  f.bounds.expand(0, 0, 0);
+  f.bounds.expand(8, 8, 8);
+  std::uint64_t state = 7;
+  auto unit = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<float>((state >> 40) & 0xFFFFFF) / 16777216.0f;
+  };
+  for (int cell = 0; cell < 512; ++cell) {
+    const float x = static_cast<float>(cell & 7), y = static_cast<float>((cell >> 3) & 7),
+                z = static_cast<float>(cell >> 6);
+    for (int i = 0; i < 1010; ++i) {
+      const Point p{x + unit(), y + unit(), z + unit(), static_cast<std::uint32_t>(cell)};
+      (i < 990 ? f.first : f.second).push_back(p);
+    }
+  }
+  return f;
+}
+
 /// CPU configuration that makes deep trees from few points.
 inline OctreeConfig small_config(std::uint32_t leaf = 2000, std::uint32_t grid = 32,
                                  std::uint32_t chunk = 500) {

@@ -1,5 +1,5 @@
-// The CUDA backend's memory reserve: a batch whose memory bound exceeds what is left is refused
-// with CapacityError before anything changes, and smaller batches keep going in.
+// The CUDA backend's memory reserve: a batch is granted what it really needs; one that does not
+// fit goes in as pieces (each all or nothing), and only a full reserve stops points (queued).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,54 +27,66 @@ TEST(GpuCapacity, ReserveTooSmallForTheTablesIsRefusedAtCreate) {
   }
 }
 
-TEST(GpuCapacity, LargeBatchRefusedTreeUnchangedSmallBatchesContinue) {
+// A reserve too small for a large batch at once: it goes in as pieces, and the tree is the one
+// the CPU builds from the same points.
+TEST(GpuCapacity, LargeBatchGoesInPiecesWhenTheReserveIsShort) {
   SIMLOD_REQUIRE_GPU();
   const Scene& scene = synth_scene(1'000'000, synth::Order::Morton);
   const std::span<const Point> all(scene.points);
-  constexpr std::size_t kSmall = 10'000;
   OctreeConfig c;
   c.backend = Backend::Cuda;
-  c.memory_bytes = std::uint64_t{256} << 20;
+  c.memory_bytes = std::uint64_t{160} << 20;
   Octree tree = Octree::create(scene.bounds, c);
-  std::vector<Point> accepted;
-  for (std::size_t i = 0; i < 5 * kSmall; i += kSmall) {
-    tree.insert(all.subspan(i, kSmall));
-    tree.update();
-    accepted.insert(accepted.end(), all.begin() + i, all.begin() + i + kSmall);
-  }
-  const NodeSnapshot before = tree.snapshot();
-  const OctreeStats stats_before = tree.stats();
-
-  const auto large = all.subspan(5 * kSmall, 900'000);
-  tree.insert(large);
-  try {
-    tree.update();
-    FAIL() << "expected CapacityError";
-  } catch (const CapacityError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("batch of 900000 points"), std::string::npos) << what;
-    EXPECT_NE(what.find("not inserted"), std::string::npos) << what;
-  }
-  expect_identical(before, tree.snapshot());
-  const OctreeStats stats_after = tree.stats();
-  EXPECT_EQ(stats_after.nodes, stats_before.nodes);
-  EXPECT_EQ(stats_after.points, stats_before.points);
-  EXPECT_EQ(stats_after.voxels, stats_before.voxels);
-  EXPECT_EQ(stats_after.chunks_allocated, stats_before.chunks_allocated);
-  EXPECT_EQ(stats_after.bytes_free, stats_before.bytes_free);
-
-  // Smaller batches still go in, splits included, and the tree is what the CPU builds from
-  // the accepted batches.
-  for (std::size_t i = 950'000; i < all.size(); i += kSmall) {
-    tree.insert(all.subspan(i, kSmall));
-    tree.update();
-    accepted.insert(accepted.end(), all.begin() + i, all.begin() + i + kSmall);
-  }
-  EXPECT_GT(tree.stats().inner_nodes, 0u);
-  const Octree cpu = build(scene.bounds, on_backend(c, Backend::Cpu), accepted, kSmall);
+  insert_all(tree, all.first(50'000), 10'000);
+  tree.insert(all.subspan(50'000));
+  UpdateStats u;
+  ASSERT_NO_THROW(u = tree.update());
+  EXPECT_EQ(u.points, 950'000u);
+  const Octree cpu = build(scene.bounds, on_backend(c, Backend::Cpu), all, 10'000);
   expect_same_octree(cpu, tree);
   const OctreeStats stats = tree.stats();
-  expect_octree_invariants(tree.snapshot(), accepted, c, &stats);
+  expect_octree_invariants(tree.snapshot(), all, c, &stats);
+}
+
+// A reserve too small for all points: update() inserts up to the last point that fits, throws
+// CapacityError and keeps the rest queued; the tree is the CPU's tree of the inserted points.
+TEST(GpuCapacity, WhatDoesNotFitStaysQueued) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& scene = synth_scene(1'000'000, synth::Order::Scan);
+  const std::span<const Point> all(scene.points);
+  OctreeConfig c;
+  c.backend = Backend::Cuda;
+  c.memory_bytes = std::uint64_t{48} << 20;
+  Octree tree = Octree::create(scene.bounds, c);
+  tree.insert(all);
+  EXPECT_THROW(tree.update(), CapacityError);
+  const OctreeStats stats = tree.stats();
+  ASSERT_GT(stats.points, 0u);
+  ASSERT_LT(stats.points, all.size());
+  EXPECT_EQ(stats.batches_queued, 1u);
+  EXPECT_EQ(tree.discard_queued(), all.size() - stats.points);
+  const auto inserted = all.first(stats.points);
+  expect_octree_invariants(tree.snapshot(), inserted, c, &stats);
+}
+
+// Many leaves just under the limit, then one batch over all of them (what random order does):
+// the batch fits in what it really needs, on both backends, with the same tree.
+TEST(GpuCapacity, OneBatchOverManyFullLeaves) {
+  SIMLOD_REQUIRE_GPU();
+  const FullLeaves f = full_leaves();
+  OctreeConfig c = small_config(1000, 32, 100);
+  c.backend = Backend::Cuda;
+  c.memory_bytes = std::uint64_t{160} << 20;
+  Octree tree = Octree::create(f.bounds, c);
+  Octree cpu = Octree::create(f.bounds, on_backend(c, Backend::Cpu));
+  for (const auto* part : {&f.first, &f.second}) {
+    tree.insert(*part);
+    cpu.insert(*part);
+    const UpdateStats u = tree.update();
+    EXPECT_EQ(u.pieces, 0u);
+    EXPECT_EQ(u.split_rounds, cpu.update().split_rounds);
+  }
+  expect_same_octree(cpu, tree);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // loops, a block per split), which the GPU tests cover.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -14,6 +15,8 @@
 #include "kernels/batch_driver.hpp"
 #include "kernels/host_tree.hpp"
 #include "kernels/pass_bodies.hpp"
+#include "kernels/tuning.hpp"
+#include "simlod/error.hpp"
 
 namespace simlod::detail {
 
@@ -27,6 +30,8 @@ class HostModel {
     // Device memory starts with whatever was there: fill with garbage, not zeros.
     std::memset(arena_bytes(), 0xCD, layout_.total_bytes / sizeof(uint4) * sizeof(uint4));
     base_ = make_tree_view(arena_bytes(), layout_, config, geometry);
+    low_ = layout_.dynamic_begin;  // the fixed tables are backed from the start
+    high_ = layout_.total_bytes;
     const TreeView& v = base_;
     *v.d_control = Control{};
     v.d_control->node_count = 1;
@@ -37,12 +42,25 @@ class HostModel {
   /// Inserts a batch; returns the expand rounds. Throws CapacityError like the backend.
   std::uint32_t insert_batch(std::span<const Point> batch) {
     std::memcpy(base_.d_batch, batch.data(), batch.size() * sizeof(Point));
-    Exec exec{arena_bytes(), base_};
-    const std::uint32_t rounds = run_batch(exec, base_, layout_, control().node_count,
-                                           static_cast<std::uint32_t>(batch.size()));
+    Exec exec{arena_bytes(), base_, this};
+    const Control old = control();
+    const std::uint32_t rounds =
+        run_batch(exec, base_, layout_, old, static_cast<std::uint32_t>(batch.size()), headroom_);
     points_ += batch.size();
     return rounds;
   }
+
+  /// Device memory the model pretends to have for the arena (default: all of it): the
+  /// executor's map() refuses to back more, like a device that is full.
+  void set_device_bytes(std::uint64_t bytes) { device_bytes_ = bytes; }
+  /// Grids granted to expand rounds after round 1 (batch_driver.hpp), for tests of the regrant.
+  void set_headroom(std::uint64_t grids) { headroom_ = grids; }
+  [[nodiscard]] std::uint64_t headroom() const { return headroom_; }
+  /// Arena bytes the model has backed so far (the fixed tables, the chunk end and the grid end).
+  [[nodiscard]] std::uint64_t backed() const { return low_ + (layout_.total_bytes - high_); }
+  /// Rollbacks so far.
+  [[nodiscard]] std::uint32_t rollbacks() const { return rollbacks_; }
+  [[nodiscard]] const ArenaLayout& layout() const { return layout_; }
 
   [[nodiscard]] const Control& control() const { return *base_.d_control; }
   [[nodiscard]] OctreeStats stats() const { return tree_stats(control(), layout_, points_); }
@@ -62,6 +80,7 @@ class HostModel {
   struct Exec {
     std::byte* base;
     const TreeView& v0;
+    HostModel* model;
 
     std::byte* arena() const { return base; }
     Control& c() const { return *v0.d_control; }
@@ -83,16 +102,34 @@ class HostModel {
     }
     void plan(const TreeView& v, std::uint32_t) {
       for (std::uint32_t i = 0; i < c().touched; ++i) {
+        if (v.d_touched[i] == kNil) continue;
         const DeviceNode& n = v.d_nodes[v.d_touched[i]];
         plan_leaf(c().plan, v.params, n.level, n.count, n.chunks, v.d_new[v.d_touched[i]]);
       }
+    }
+    void zero_plan() { c().plan = PlanSums{}; }
+    void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t, const Control& old) {
+      const std::uint32_t end = recorded_splits(c(), v.split_limit);
+      for (std::uint32_t s = 0; s < end; ++s) restore_split(v, v.d_splits[s], old_nodes);
+      c() = old;
+      model->rollbacks_ += 1;
+    }
+    void map(std::uint64_t low_end, std::uint64_t high_begin) {
+      const std::uint64_t total = model->layout_.total_bytes;
+      const std::uint64_t low = std::max(model->low_, low_end);
+      const std::uint64_t high = std::min(model->high_, high_begin);
+      if (low + (total - std::max(high, low)) > model->device_bytes_) {
+        throw CapacityError("the model device is full");
+      }
+      model->low_ = low;
+      model->high_ = std::max(high, low);
     }
     void split(const TreeView& v, std::uint32_t, std::uint32_t) {
       if (!expanding(v)) return;
       const std::uint32_t listed = c().touched;
       for (std::uint32_t i = 0; i < listed; ++i) split_decide(v, i);
-      const std::uint32_t splits = std::min(c().round_splits, v.split_limit);
-      for (std::uint32_t s = 0; s < splits; ++s) split_execute(v, v.d_splits[s], 0, 1);
+      const std::uint32_t end = recorded_splits(c(), v.split_limit);
+      for (std::uint32_t s = c().split_base; s < end; ++s) split_execute(v, v.d_splits[s], 0, 1);
     }
     void sample(const TreeView& v) {
       for (std::uint32_t i = 0; i < v.points(); ++i) sample_point(v, i, BacklogSink{});
@@ -126,6 +163,10 @@ class HostModel {
   std::unique_ptr<uint4[]> arena_;
   TreeView base_{};
   std::uint64_t points_ = 0;
+  std::uint64_t headroom_ = kExpandHeadroom;
+  std::uint64_t device_bytes_ = ~std::uint64_t{0};
+  std::uint64_t low_ = 0, high_ = ~std::uint64_t{0};  ///< backed prefix end, suffix start
+  std::uint32_t rollbacks_ = 0;
 };
 
 }  // namespace simlod::detail

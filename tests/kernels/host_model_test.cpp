@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "core/octree_check.hpp"
 #include "core/octree_impl.hpp"
+#include "core/octree_test_util.hpp"
 #include "gpu/snapshot_compare.hpp"
 #include "simlod/error.hpp"
 
@@ -98,7 +101,9 @@ TEST(HostModel, RefusedBatchLeavesTheTreeUnchanged) {
   for (std::size_t i = 0; i < 50'000; i += 10'000) model.insert_batch(all.subspan(i, 10'000));
   const NodeSnapshot before = model.snapshot();
   const Control counters = model.control();
+  model.set_device_bytes(model.backed() + (std::uint64_t{1} << 20));  // a device nearly full
   EXPECT_THROW(model.insert_batch(all.subspan(50'000, 150'000)), CapacityError);
+  model.set_device_bytes(~std::uint64_t{0});
   const NodeSnapshot after = model.snapshot();
   ASSERT_EQ(before.nodes.size(), after.nodes.size());
   for (std::size_t i = 0; i < before.nodes.size(); ++i) {
@@ -112,6 +117,85 @@ TEST(HostModel, RefusedBatchLeavesTheTreeUnchanged) {
   const auto accepted = all.first(100'000);
   const OctreeStats stats = model.stats();
   test::expect_octree_invariants(model.snapshot(), accepted, c, &stats);
+}
+
+/// Points in random order: every batch reaches leaves all over the tree.
+TEST(HostModel, RandomOrderMatchesTheCpuBackend) {
+  const Scene& scene = test::random_scene(200'000);
+  expect_model_matches_cpu(scene.bounds, test::small_config(1000, 32, 500), scene.points, 25'000);
+}
+
+// The fault this plan replaced: every leaf that split in round 1 was charged a chain of splits
+// down to the depth limit (21 grids and 21,270 voxels each here: for 512 leaves 44 MB of grids,
+// 174 MB of backlog and 176 MB of voxel chunks), so the batch was refused from a reserve that
+// holds what it really needs (512 grids, a spill buffer of 12 MB and the bounded backlog).
+TEST(HostModel, OneBatchOverManyFullLeavesFitsWhatItNeeds) {
+  const test::FullLeaves f = test::full_leaves();
+  OctreeConfig c = test::small_config(1000, 32, 100);
+  c.max_batch_points = 600'000;
+  const OctreeGeometry g = make_geometry(f.bounds, c);
+  HostModel model(c, g, std::uint64_t{160} << 20);
+  model.insert_batch(f.first);
+  ASSERT_EQ(model.stats().leaves, 512u);
+  ASSERT_EQ(model.stats().depth, 3u);
+  const std::uint32_t rounds = model.insert_batch(f.second);
+  EXPECT_EQ(rounds, 2u);
+  EXPECT_EQ(model.stats().inner_nodes, 1u + 8u + 64u + 512u);
+  EXPECT_EQ(model.control().overflow, 0u);
+  std::vector<Point> all = f.first;
+  all.insert(all.end(), f.second.begin(), f.second.end());
+  const OctreeStats stats = model.stats();
+  test::expect_octree_invariants(model.snapshot(), all, c, &stats);
+}
+
+// A batch whose later expand rounds need more grids than granted is rolled back and run again
+// with a larger grant; the tree is the same as the CPU backend's.
+TEST(HostModel, RoundsBeyondTheGrantRollBackAndRetry) {
+  const Scene& scene = test::synth_scene(100'000, O::Morton);
+  OctreeConfig c = test::small_config(200, 8, 50);
+  c.max_batch_points = 20'000;
+  c.backend = Backend::Cpu;
+  HostModel model(c, make_geometry(scene.bounds, c), kModelBytes);
+  Octree cpu = Octree::create(scene.bounds, c);
+  model.set_headroom(0);
+  const std::span<const Point> all(scene.points);
+  for (std::size_t i = 0; i < all.size(); i += 20'000) {
+    const auto piece = all.subspan(i, 20'000);
+    const std::uint32_t rounds = model.insert_batch(piece);
+    cpu.insert(piece);
+    ASSERT_EQ(rounds, cpu.update().split_rounds) << "batch at " << i;
+  }
+  EXPECT_GT(model.rollbacks(), 0u);
+  EXPECT_GT(model.headroom(), 0u);
+  test::expect_same_tree(cpu.snapshot(), model.snapshot(), /*colours=*/false);
+  const OctreeStats stats = model.stats();
+  test::expect_same_stats(cpu.stats(), stats);
+}
+
+// A device without memory for the batch (after its expansion was already done): the batch is
+// refused, rolled back, and the tree and its counters are exactly as before; with memory, the
+// same batch goes in.
+TEST(HostModel, FullDeviceRollsBackTheExpansion) {
+  const test::FullLeaves f = test::full_leaves();
+  OctreeConfig c = test::small_config(1000, 32, 100);
+  c.max_batch_points = 600'000;
+  HostModel model(c, make_geometry(f.bounds, c), std::uint64_t{160} << 20);
+  model.insert_batch(f.first);
+  const NodeSnapshot before = model.snapshot();
+  const Control counters = model.control();
+  // Room for the expansion (grids, spill) but not for the voxel backlog.
+  model.set_device_bytes(model.layout().dynamic_begin + 600 * model.layout().chunk_bytes +
+                         (std::uint64_t{20} << 20));
+  EXPECT_THROW(model.insert_batch(f.second), CapacityError);
+  EXPECT_EQ(model.rollbacks(), 1u);
+  EXPECT_EQ(std::memcmp(&counters, &model.control(), kControlBatchBegin), 0);
+  test::expect_identical(before, model.snapshot());
+  model.set_device_bytes(~std::uint64_t{0});
+  model.insert_batch(f.second);
+  std::vector<Point> all = f.first;
+  all.insert(all.end(), f.second.begin(), f.second.end());
+  const OctreeStats stats = model.stats();
+  test::expect_octree_invariants(model.snapshot(), all, c, &stats);
 }
 
 }  // namespace
