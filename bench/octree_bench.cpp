@@ -125,6 +125,9 @@ void cuda_update(benchmark::State& state, Order order) {
     }
     report_batches(state, n, total, worst, batches);
     state.counters["upload_ms"] = upload / static_cast<double>(batches);
+    const detail::CudaBatchTiming last = detail::cuda_batch_timing(*backend).value();
+    state.counters["grow_steps"] = static_cast<double>(last.grow_steps);
+    state.counters["grow_ms"] = last.grow_ms;
     state.counters["upload_GBps"] = static_cast<double>(n * sizeof(Point)) / (upload * 1e6);
     report_tree(state, backend->stats(), n);
   }

@@ -2,7 +2,7 @@
 // synthetic scene.
 //
 //   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 2|7] [--batch N] [--threads N]
-//   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton]
+//   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton|random]
 //
 // Formats come from the extensions. Georeferenced coordinates are kept: points are read
 // relative to the input's origin and written with that origin added back (SIM has no origin
@@ -119,8 +119,25 @@ int run(const Options& opt) {
         opt.order == "morton" ? simlod::synth::Order::Morton : simlod::synth::Order::Scan;
     simlod::synth::Generator generator(config);
     const auto wo = writer_options(opt, out, nullptr);
-    written = write_all([&](std::span<simlod::Point> b) { return generator.next(b); },
-                        opt.synthetic, out, wo, opt);
+    if (opt.order == "random") {
+      // The scan order shuffled: the whole scene in memory (16 bytes per point).
+      std::vector<simlod::Point> all(opt.synthetic);
+      for (std::size_t got = 0; got < all.size();)
+        got += generator.next(std::span(all).subspan(got));
+      simlod::synth::shuffle(all, opt.seed);
+      std::size_t at = 0;
+      written = write_all(
+          [&](std::span<simlod::Point> b) {
+            const std::size_t n = std::min(b.size(), all.size() - at);
+            std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), n, b.begin());
+            at += n;
+            return n;
+          },
+          opt.synthetic, out, wo, opt);
+    } else {
+      written = write_all([&](std::span<simlod::Point> b) { return generator.next(b); },
+                          opt.synthetic, out, wo, opt);
+    }
   } else {
     const fs::path in = opt.files.front();
     std::error_code ec;
@@ -158,8 +175,10 @@ int main(int argc, char** argv) {
   app.add_option("--synthetic", opt.synthetic, "Write a synthetic scene of N points to OUT")
       ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--seed", opt.seed, "Seed of the synthetic scene")->capture_default_str();
-  app.add_option("--order", opt.order, "Point order of the synthetic scene")
-      ->check(CLI::IsMember({"scan", "morton"}))
+  app.add_option(
+         "--order", opt.order,
+         "Point order of the synthetic scene (random: the scan order shuffled, held in memory)")
+      ->check(CLI::IsMember({"scan", "morton", "random"}))
       ->capture_default_str();
   app.add_option("--scale", opt.scale,
                  "LAS/LAZ output: quantisation step, one value or SX,SY,SZ (default: the "

@@ -68,7 +68,11 @@ simlod_tool_test(tool_convert_synthetic
   STEP convert --synthetic 10000 <WORK>/x.sim --seed 7 "OUT=wrote 10000 points"
   STEP info <WORK>/x.sim "OUT=points +10000[^0-9]"
   STEP convert --synthetic 10000 <WORK>/m.las --order morton --batch 3000 --quiet
-  STEP info <WORK>/m.las "OUT=points +10000[^0-9]")
+  STEP info <WORK>/m.las "OUT=points +10000[^0-9]"
+  STEP convert --synthetic 10000 <WORK>/r.sim --order random --quiet
+  STEP info <WORK>/r.sim "OUT=points +10000[^0-9]"
+  STEP demo <WORK>/r.sim --backend cpu --batch 1000 --width 64 --height 48 -q -o <WORK>/r
+       "OUT=simlod-demo: 10000 points")
 
 simlod_tool_test(tool_convert_ply_sim
   STEP info <SRC>/data/tiny.ply "OUT=format +PLY ascii 1.0" "OUT=points +3[^0-9]"

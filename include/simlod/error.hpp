@@ -37,4 +37,12 @@ class CudaError : public Error {
   using Error::Error;
 };
 
+/// The object failed earlier (a CUDA error or an internal error in the middle of a batch) and
+/// may be half-written, so it refuses every further call; the message names the first failure.
+/// Destroying it (or assigning a new one) is all that is left to do.
+class StateError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace simlod

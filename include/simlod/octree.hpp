@@ -28,8 +28,9 @@ struct OctreeConfig {
   std::uint32_t voxel_grid = 128;              ///< cells per axis of an inner node; power of 2
   std::uint32_t chunk_capacity = 1000;         ///< samples per storage chunk (SimLOD: 1000)
   /// CUDA: share of free device memory the octree may grow into. create() reserves that much
-  /// address space and backs it with memory only as the tree grows (64 MiB steps), so the
-  /// rest stays free for the application until the octree needs it.
+  /// address space and backs it with memory only as the tree grows (by half of what it holds,
+  /// at least 256 MiB at a time), so the rest stays free for the application until the octree
+  /// needs it.
   double memory_fraction = 0.8;
   /// Memory reserve in bytes for nodes, chunks and grids; 0 = memory_fraction of free device
   /// memory (CUDA) or no limit but the host's (CPU). A batch that would not fit goes in as

@@ -9,6 +9,7 @@
 
 #include "core/cpu_batch.hpp"
 #include "core/cpu_tuning.hpp"
+#include "core/fault_injection.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -69,9 +70,13 @@ void CpuBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats) 
     pool_.parallel_for(batch.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
       for (std::size_t i = lo; i < hi; ++i) b.q[i] = quantize(batch[i], scale);
     });
+    fault_point("quantize");
     stats.split_rounds = expand(b);
+    fault_point("expand");
     sample(b);
+    fault_point("sample");
     plan_chunks(b);
+    fault_point("plan");
   } catch (const std::bad_alloc&) {
     rollback(b);
     b.release();
@@ -84,6 +89,7 @@ void CpuBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats) 
     throw;
   }
   commit(b);
+  fault_point("commit");
 }
 
 void CpuBackend::rollback(Batch& b) noexcept {

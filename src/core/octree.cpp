@@ -42,6 +42,12 @@ Octree::~Octree() = default;
 
 detail::OctreeImpl& Octree::impl() const {
   if (!impl_) throw InvalidInput("this Octree was moved from; assign a new one before use");
+  if (!impl_->failure.empty()) {
+    throw StateError(
+        "this Octree failed earlier and may be half-written, so it cannot be used "
+        "(destroy it or assign a new one); the first failure was: " +
+        impl_->failure);
+  }
   return *impl_;
 }
 
@@ -90,11 +96,20 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
       batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(inserted));
       finish();
       throw;
-    } catch (...) {
-      // Not a matter of memory: the backend left the octree as before this piece; drop the
-      // batch so that later batches can still go in.
+    } catch (const InvalidInput&) {
+      // Refused before anything changed (e.g. larger than max_batch_points): drop the batch so
+      // that later batches can still go in.
       s.queue.pop_front();
       finish();
+      throw;
+    } catch (const std::exception& e) {
+      // A CUDA or internal error in the middle of the batch: the tree may be half-written.
+      finish();
+      detail::fail(s, e.what());
+      throw;
+    } catch (...) {
+      finish();
+      detail::fail(s, "an unknown exception");
       throw;
     }
     if (s.spare.size() < kSpareBuffers) s.spare.push_back(std::move(s.queue.front()));
@@ -129,6 +144,10 @@ NodeSnapshot Octree::snapshot() const {
 }
 
 namespace detail {
+
+void fail(OctreeImpl& s, std::string_view what) {
+  if (s.failure.empty()) s.failure = what;
+}
 
 void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
                       std::size_t& inserted) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/octree_backend.hpp"
@@ -21,6 +22,9 @@ struct OctreeImpl {
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
   std::vector<std::vector<Point>> spare;
   UpdateStats last_update;
+  /// The first failure other than CapacityError or InvalidInput while the tree was written
+  /// (what() of it); non-empty = the failed state: every call throws StateError.
+  std::string failure;
 };
 
 /// Reaches the state of an Octree (for rasterize() and the Streamer).
@@ -34,6 +38,9 @@ struct OctreeAccess {
 /// (the device or the reserve is full), other errors as the backend does.
 void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
                       std::size_t& inserted);
+
+/// Puts the octree into the failed state (keeps the first failure).
+void fail(OctreeImpl& s, std::string_view what);
 
 /// Throws InvalidInput naming the first bad setting.
 void validate_config(const OctreeConfig& config);

@@ -1,6 +1,6 @@
 // Where everything lives in the CUDA backend's one device allocation (the arena).
 //
-//   offset 0             Control (256 B, device_layout.hpp)
+//   offset 0             Control (352 B, device_layout.hpp)
 //   nodes                DeviceNode[max_nodes]          32 B each
 //   links                NodeLink[max_nodes]            8 B each
 //   new_counts           uint32[max_nodes]  per node: points counted / voxels emitted this batch

@@ -4,8 +4,8 @@
 //   std::byte* arena();                      the arena's base address
 //   void reset_batch(uint32 node_count);     zero Control from kControlBatchBegin and d_new
 //   void count(const TreeView&);             the passes of kernels/passes.hpp
-//   void plan(const TreeView&, uint32 list_bound);
-//   void zero_plan();                        zero Control::plan (before the second plan)
+//   void plan(const TreeView&, uint32 list_bound, bool last);
+//   void zero_last();                        zero Control::last (before a repeated last plan)
 //   void split(const TreeView&, uint32 list_bound, uint32 split_bound);
 //   void next_round(const TreeView&);
 //   void sample(const TreeView&);
@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/fault_injection.hpp"
 #include "kernels/arena_layout.hpp"
 #include "kernels/capacity.hpp"
 #include "kernels/tree_view.hpp"
@@ -58,7 +59,9 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
     // Round 1 counts and plans; the tree is untouched until the check has passed.
     exec.reset_batch(old_nodes);
     exec.count(v);
-    exec.plan(v, old_nodes);
+    fault_point("count");
+    exec.plan(v, old_nodes, false);
+    fault_point("plan");
     const Control before = exec.read_control();
     const TreeCounters tree{before.node_count, before.grid_count, before.chunk_top,
                             before.pool_size};
@@ -81,17 +84,19 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
       // Only round 1 splits leaves that store points, so the spill buffer is complete after it.
       const std::uint32_t list_bound = v.node_limit;  // nodes after the most splits granted
       exec.split(v, old_nodes, clamp_u32(before.plan.splits));
+      fault_point("split");
       v.spill_points = clamp_u32(before.plan.spill);
       v.walk_all_from = points;  // the spill points walk for the first time in round 2
-      for (;;) {
+      for (bool first = true;; first = false) {
         for (int k = 0; k < kSpeculativeRounds; ++k) {
           exec.next_round(v);
           exec.count(v);
           v.walk_all_from = v.points();
           exec.split(v, list_bound, split_bound);
         }
-        exec.zero_plan();  // the sums of the final leaves, if this was the last round
-        exec.plan(v, list_bound);
+        if (!first) exec.zero_last();  // the sums of the final leaves, if this was the last round
+        exec.plan(v, list_bound, true);
+        fault_point("expand rounds");
         after = exec.read_control();
         if (after.expand_done != 0 || after.round_splits == 0) break;
       }
@@ -112,9 +117,10 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
       rounds = 1 + after.extra_rounds;
     }
     const TreeCounters grown{after.node_count, after.grid_count, after.chunk_top, after.pool_size};
+    const PlanSums& last = splits ? after.last : after.plan;  // no splits: round 1 was the last
     InsertGrant ig;
     try {
-      ig = grant_insert(after.plan, tree, grown, eg, layout, v.params, points);
+      ig = grant_insert(last, tree, grown, eg, layout, v.params, points);
       exec.map(ig.floor, eg.ceiling);
     } catch (const CapacityError&) {
       if (splits) exec.rollback(v, old_nodes, split_bound, old);
@@ -124,8 +130,11 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
     v.backlog_limit = clamp_u32(ig.backlog);
     v.d_backlog = reinterpret_cast<VoxelRecord*>(exec.arena() + ig.backlog_at);
     exec.sample(v);
+    fault_point("sample");
     exec.allocate(v, after.node_count);
+    fault_point("allocate");
     exec.insert(v);
+    fault_point("insert");
     return rounds;
   }
 }

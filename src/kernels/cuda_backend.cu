@@ -40,7 +40,7 @@ CudaBackend::CudaBackend(const OctreeConfig& config, const OctreeGeometry& geome
   }
 
   base_ = make_tree_view(arena(), layout_, config, geometry);
-  d_batches_[0] = base_.d_batch;
+  buffers_[0].d = base_.d_batch;
   reserve_second_batch_buffer();
 
   // The empty tree: the root, a leaf at level 0 with no samples.

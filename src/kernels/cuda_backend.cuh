@@ -36,8 +36,9 @@ class CudaBackend final : public OctreeBackend {
 
   [[nodiscard]] Backend kind() const override { return Backend::Cuda; }
   void insert_batch(std::span<const Point> batch, UpdateStats& stats) override;
-  /// Copies `batch` on a second stream into the batch buffer the last batch did not use
-  /// (cuda_prefetch.cu); insert_batch() of the same span then waits for that copy only.
+  /// Copies `batch` on a second stream into a free batch buffer (cuda_prefetch.cu);
+  /// insert_batch() of the same span then waits for that copy only, even if other batches
+  /// were inserted in between.
   void prefetch(std::span<const Point> batch) override;
   /// From counters read back after the last batch; does not touch the device.
   [[nodiscard]] OctreeStats stats() const override;
@@ -68,16 +69,23 @@ class CudaBackend final : public OctreeBackend {
   StreamHandle stream_;
   EventHandle started_, uploaded_, done_;
   TreeView base_;  ///< pointers and parameters; per-batch fields are filled in
-  /// Batch buffers: [0] in the arena, [1] next to it (prefetch target); base_.d_batch is
-  /// the one the last batch used.
-  Point* d_batches_[2] = {nullptr, nullptr};
+  /// Batch buffers: [0] in the arena, [1] beside it. While the kernels of a batch read one,
+  /// the next batch's prefetch copies into the other; each remembers the span it holds until a
+  /// batch consumes it, so that a prefetch made before the previous batch ran is still found.
+  struct BatchBuffer {
+    Point* d = nullptr;
+    std::span<const Point> pending;  ///< prefetched and not yet consumed (empty: free)
+    std::uint64_t order = 0;         ///< when `pending` was prefetched (the oldest is reused)
+    EventHandle copied;              ///< recorded on copy_stream_ after its copy
+  };
+  BatchBuffer buffers_[2];
+  std::uint64_t prefetches_ = 0;
   DeviceMemory second_batch_;
   StreamHandle copy_stream_;
-  EventHandle copied_;
-  std::span<const Point> prefetched_;  ///< the span copied into d_batches_[prefetch_buffer_]
-  int prefetch_buffer_ = -1;           ///< -1: no prefetch pending
-  Control control_{};                  ///< counters after the last completed batch
-  std::uint64_t points_ = 0;           ///< points inserted
+  /// The buffer to (re)fill: a free one, else the one prefetched longest ago.
+  [[nodiscard]] int buffer_to_fill() const;
+  Control control_{};         ///< counters after the last completed batch
+  std::uint64_t points_ = 0;  ///< points inserted
   CudaBatchTiming timing_;
 };
 

@@ -32,9 +32,11 @@ class CudaExec {
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(base_.d_new, 0, std::size_t{node_count} * 4, stream_));
   }
   void count(const TreeView& v) { launch_count(v, stream_); }
-  void plan(const TreeView& v, std::uint32_t bound) { launch_plan(v, bound, stream_); }
-  void zero_plan() {
-    SIMLOD_CUDA_CHECK(cudaMemsetAsync(&base_.d_control->plan, 0, sizeof(PlanSums), stream_));
+  void plan(const TreeView& v, std::uint32_t bound, bool last) {
+    launch_plan(v, bound, last, stream_);
+  }
+  void zero_last() {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(&base_.d_control->last, 0, sizeof(PlanSums), stream_));
   }
   void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
                 const Control& old) {
@@ -110,7 +112,12 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   stage(batch);
   SIMLOD_CUDA_CHECK(cudaEventRecord(uploaded_.get(), s));
   CudaExec exec(arena_, base_, s, static_cast<Control*>(control_host_.get()));
-  stats.split_rounds = run_batch(exec, base_, layout_, control_, n, headroom_);
+  try {
+    stats.split_rounds = run_batch(exec, base_, layout_, control_, n, headroom_);
+  } catch (...) {
+    (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error (or this backend)
+    throw;
+  }
   SIMLOD_CUDA_CHECK(cudaEventRecord(done_.get(), s));
   const Control after = exec.read_control();
   if (after.overflow != 0) {
@@ -122,6 +129,8 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   points_ += n;
   timing_.upload_ms = elapsed_ms(started_.get(), uploaded_.get());
   timing_.update_ms = elapsed_ms(uploaded_.get(), done_.get());
+  timing_.grow_steps = arena_.steps();
+  timing_.grow_ms = arena_.step_ms();
 }
 
 }  // namespace simlod::detail

@@ -1,11 +1,21 @@
-// CUDA backend: the asynchronous upload of the next batch (OctreeBackend::prefetch). Two batch
-// buffers alternate: while the kernels of batch k read one, batch k+1 is copied into the other
-// on a second stream; insert_batch() of batch k+1 makes the main stream wait for that copy.
+// CUDA backend: the asynchronous upload of coming batches (OctreeBackend::prefetch). Two batch
+// buffers: while the kernels of batch k read one, batch k+1 is copied into the other on a
+// second stream; insert_batch() of batch k+1 makes the main stream wait for that copy only.
+// A buffer holds its prefetched span until a batch consumes it, so the usual order of a
+// streaming loop (prefetch k+1, then insert k, which was prefetched the frame before) finds
+// both batches in flight instead of uploading k again in line.
 #include "kernels/cuda_backend.cuh"
 #include "kernels/cuda_check.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
+namespace {
+
+bool same(std::span<const Point> a, std::span<const Point> b) {
+  return a.data() == b.data() && a.size() == b.size();
+}
+
+}  // namespace
 
 void CudaBackend::reserve_second_batch_buffer() {
   // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming
@@ -18,45 +28,66 @@ void CudaBackend::reserve_second_batch_buffer() {
   }
   check_cuda(err, "cudaMalloc(second batch buffer)", __FILE__, __LINE__);
   second_batch_ = DeviceMemory(p);
-  d_batches_[1] = static_cast<Point*>(p);
+  buffers_[1].d = static_cast<Point*>(p);
   cudaStream_t stream = nullptr;
   SIMLOD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   copy_stream_ = StreamHandle(stream);
-  cudaEvent_t event = nullptr;
-  SIMLOD_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  copied_ = EventHandle(event);
+  for (BatchBuffer& b : buffers_) {
+    cudaEvent_t event = nullptr;
+    SIMLOD_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    b.copied = EventHandle(event);
+  }
+}
+
+int CudaBackend::buffer_to_fill() const {
+  int best = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (buffers_[i].d == nullptr) continue;
+    if (buffers_[i].pending.empty()) return i;
+    if (best < 0 || buffers_[i].order < buffers_[best].order) best = i;
+  }
+  return best;
 }
 
 void CudaBackend::prefetch(std::span<const Point> batch) {
   if (batch.empty() || batch.size() > layout_.max_batch) return;  // insert_batch() reports it
-  if (d_batches_[1] == nullptr) return;  // no room for a second buffer: upload in line
-  // No batch runs between insert_batch() calls (each ends with a synchronisation), so the
-  // buffer the last batch did not use is free; a pending prefetch is simply overwritten (the
-  // copy stream keeps the copies in order).
-  if (prefetch_buffer_ < 0) prefetch_buffer_ = base_.d_batch == d_batches_[0] ? 1 : 0;
-  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_batches_[prefetch_buffer_], batch.data(), batch.size_bytes(),
-                                    cudaMemcpyHostToDevice, copy_stream_.get()));
-  SIMLOD_CUDA_CHECK(cudaEventRecord(copied_.get(), copy_stream_.get()));
-  prefetched_ = batch;
+  if (buffers_[1].d == nullptr) return;  // no room for a second buffer: upload in line
+  for (const BatchBuffer& b : buffers_) {
+    if (same(b.pending, batch)) return;  // already on its way
+  }
+  // No batch runs between insert_batch() calls (each ends with a synchronisation), so every
+  // buffer is free of kernels; one still being copied into keeps its order on copy_stream_.
+  BatchBuffer& b = buffers_[buffer_to_fill()];
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(b.d, batch.data(), batch.size_bytes(), cudaMemcpyHostToDevice,
+                                    copy_stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaEventRecord(b.copied.get(), copy_stream_.get()));
+  b.pending = batch;
+  b.order = ++prefetches_;
 }
 
 void CudaBackend::stage(std::span<const Point> batch) {
-  const bool hit = prefetch_buffer_ >= 0 && prefetched_.data() == batch.data() &&
-                   prefetched_.size() == batch.size();
-  if (hit) {
-    base_.d_batch = d_batches_[prefetch_buffer_];
-    SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), copied_.get(), 0));
-  } else {
-    if (prefetch_buffer_ >= 0) {
-      // A different batch is pending in the other buffer: upload into ours, and keep the
-      // pending one ordered before anything that later reuses its buffer.
-      base_.d_batch = d_batches_[prefetch_buffer_ == 0 ? 1 : 0];
-      SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), copied_.get(), 0));
-    }
+  if (buffers_[1].d == nullptr) {  // one buffer, no prefetching
+    base_.d_batch = buffers_[0].d;
     upload(batch);
+    return;
   }
-  prefetch_buffer_ = -1;
-  prefetched_ = {};
+  for (BatchBuffer& b : buffers_) {
+    if (same(b.pending, batch)) {
+      base_.d_batch = b.d;
+      SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), b.copied.get(), 0));
+      b.pending = {};
+      return;
+    }
+  }
+  // Not prefetched: upload in line into a free buffer (or the oldest prefetch's, after its
+  // copy has landed, so that nothing writes into it later).
+  BatchBuffer& b = buffers_[buffer_to_fill()];
+  if (!b.pending.empty()) {
+    SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), b.copied.get(), 0));
+    b.pending = {};
+  }
+  base_.d_batch = b.d;
+  upload(batch);
 }
 
 }  // namespace simlod::detail

@@ -2,6 +2,8 @@
 // through the runtime's entry-point query, so that nothing links against libcuda directly.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 
@@ -124,6 +126,8 @@ DeviceArena& DeviceArena::operator=(DeviceArena&& other) noexcept {
     low_ = std::exchange(other.low_, 0);
     high_ = std::exchange(other.high_, 0);
     granule_ = std::exchange(other.granule_, 0);
+    steps_ = other.steps_;
+    step_ms_ = other.step_ms_;
     device_ = other.device_;
     pieces_ = std::move(other.pieces_);
     other.pieces_.clear();
@@ -151,17 +155,19 @@ void DeviceArena::release() {
 
 void DeviceArena::ensure(std::uint64_t low_end, std::uint64_t high_begin) {
   if (granule_ == 0) return;  // one plain allocation: all of it is backed
-  // Grow by at least kArenaGrowBytes at a time (each piece is a driver allocation). Bytes
-  // already backed by the other end count: the two backed parts never overlap.
+  // Each end grows by at least kArenaGrowBytes and by half of what it holds (each step is a
+  // driver allocation and mapping, and the batch waits for it), so a tree that ends at N bytes
+  // grew O(log N) times. Bytes already backed by the other end count: the two never overlap.
   if (low_end > low_ && low_ < high_) {
-    const std::uint64_t to =
-        std::min(round_up(std::max(low_end, low_ + kArenaGrowBytes), granule_), high_);
+    const std::uint64_t step = std::max(kArenaGrowBytes, low_ / 2);
+    const std::uint64_t to = std::min(round_up(std::max(low_end, low_ + step), granule_), high_);
     back(low_, to);
     low_ = to;
   }
   if (high_begin < high_ && low_ < high_) {
+    const std::uint64_t step = std::max(kArenaGrowBytes, (size_ - high_) / 2);
     const std::uint64_t target = std::max(high_begin, low_);
-    const std::uint64_t grown = high_ > low_ + kArenaGrowBytes ? high_ - kArenaGrowBytes : low_;
+    const std::uint64_t grown = high_ > low_ + step ? high_ - step : low_;
     const std::uint64_t from = std::max(std::min(target, grown) / granule_ * granule_, low_);
     back(from, high_);
     high_ = from;
@@ -170,6 +176,7 @@ void DeviceArena::ensure(std::uint64_t low_end, std::uint64_t high_begin) {
 
 void DeviceArena::back(std::uint64_t from, std::uint64_t to) {
   if (to <= from) return;
+  const auto start = std::chrono::steady_clock::now();
   const VmmApi& v = api();
   const CUmemAllocationProp prop = device_prop(device_);
   const std::size_t bytes = to - from;
@@ -192,6 +199,9 @@ void DeviceArena::back(std::uint64_t from, std::uint64_t to) {
     check_driver(m, "cuMemMap");
   }
   pieces_.push_back(Piece{at, bytes, handle});
+  steps_ += 1;
+  step_ms_ +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace simlod::detail

@@ -32,6 +32,10 @@ class DeviceArena {
   /// Bytes backed by device memory now.
   [[nodiscard]] std::uint64_t backed() const { return low_ + (size_ - high_); }
 
+  /// Backing steps so far and the host time they took (milliseconds).
+  [[nodiscard]] std::uint64_t steps() const { return steps_; }
+  [[nodiscard]] double step_ms() const { return step_ms_; }
+
   /// Backs [0, low_end) and [high_begin, size) with memory (what is backed stays). Throws
   /// CapacityError, with nothing changed, when the device has no memory left for it.
   void ensure(std::uint64_t low_end, std::uint64_t high_begin);
@@ -52,6 +56,8 @@ class DeviceArena {
   std::uint64_t granule_ = 0;  ///< 0: no virtual memory management, one plain allocation
   int device_ = 0;
   std::vector<Piece> pieces_;
+  std::uint64_t steps_ = 0;
+  double step_ms_ = 0.0;
 };
 
 }  // namespace simlod::detail

@@ -89,7 +89,7 @@ struct PlanSums {
   std::uint64_t leaves = 0;        ///< leaves reached
 };
 
-/// Counters that live on the device, at arena offset 0: 256 bytes, alignment 16.
+/// Counters that live on the device, at arena offset 0: 352 bytes, alignment 16.
 struct alignas(16) Control {
   // The tree (persistent).
   std::uint32_t node_count;    ///< offset  0: nodes in use (ids 0 .. node_count-1)
@@ -115,6 +115,8 @@ struct alignas(16) Control {
   std::uint32_t split_base;     ///< offset 172: split entries of the rounds before this one
   std::uint32_t need;           ///< offset 176: kNeed* bits: a grant ran out (batch rolled back)
   std::uint32_t batch_pad[19];  ///< offset 180 .. 255
+  PlanSums last;                ///< offset 256 .. 335: the plan after the last expand round
+  std::uint32_t batch_pad2[4];  ///< offset 336 .. 351
 };
 
 /// Control::overflow bits: a reservation from the capacity check was exceeded (a bug in the
@@ -145,7 +147,8 @@ static_assert(sizeof(NodeLink) == 8 && offsetof(NodeLink, grid) == 4);
 static_assert(sizeof(SplitEntry) == 32 && offsetof(SplitEntry, tail) == 28);
 static_assert(sizeof(VoxelRecord) == 16 && offsetof(VoxelRecord, rgba) == 12);
 static_assert(sizeof(PlanSums) == 80);
-static_assert(sizeof(Control) == 256 && alignof(Control) == 16);
+static_assert(sizeof(Control) == 352 && alignof(Control) == 16);
+static_assert(offsetof(Control, last) == 256);
 static_assert(offsetof(Control, voxels) == 32 && offsetof(Control, tree_pad2) == 56);
 static_assert(offsetof(Control, spill_count) == kControlBatchBegin);
 static_assert(offsetof(Control, plan) == 80);

@@ -16,9 +16,10 @@ namespace simlod::detail {
 /// point of a leaf lists it in d_touched.
 void launch_count(const TreeView& v, cudaStream_t stream);
 
-/// After round 1 and after the last round: reduces the listed leaves (kNil entries skipped)
-/// into Control::plan (zeroed before) for the capacity check.
-void launch_plan(const TreeView& v, std::uint32_t list_bound, cudaStream_t stream);
+/// After round 1 (into Control::plan) and after the last round (`last`: into Control::last):
+/// reduces the listed leaves (kNil entries skipped) for the capacity check. The sums start
+/// from zero (reset_batch); a second plan into `last` needs zero_last() first.
+void launch_plan(const TreeView& v, std::uint32_t list_bound, bool last, cudaStream_t stream);
 
 /// Expand, splitting: listed leaves over the limit get 8 children and a zeroed grid, their
 /// points go to the spill buffer and their chunks to the pool; their list entries become kNil.

@@ -31,7 +31,7 @@ __device__ void add(std::uint64_t* to, std::uint64_t value) {
   if (value != 0) atomicAdd(reinterpret_cast<unsigned long long*>(to), value);
 }
 
-__global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v) {
+__global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v, bool last) {
   using Reduce = cub::BlockReduce<PlanSums, kListBlock>;
   __shared__ typename Reduce::TempStorage temp;
   const std::uint32_t listed = v.d_control->touched;
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v) {
   }
   const PlanSums sum = Reduce(temp).Reduce(mine, PlanSumOp{});
   if (threadIdx.x != 0) return;
-  PlanSums& out = v.d_control->plan;
+  PlanSums& out = last ? v.d_control->last : v.d_control->plan;
   add(&out.splits, sum.splits);
   add(&out.spill, sum.spill);
   add(&out.freed_chunks, sum.freed_chunks);
@@ -62,8 +62,9 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v) {
 
 }  // namespace
 
-void launch_plan(const TreeView& v, std::uint32_t list_bound, cudaStream_t stream) {
-  plan_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(v);
+void launch_plan(const TreeView& v, std::uint32_t list_bound, bool last, cudaStream_t stream) {
+  plan_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(v,
+                                                                                             last);
   SIMLOD_CUDA_CHECK_LAUNCH("plan_kernel");
 }
 

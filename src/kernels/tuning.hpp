@@ -76,10 +76,11 @@ inline constexpr int kSplatBlocksPerSm = 16;
 namespace simlod::detail {
 
 /// Smallest step by which the octree's device arena backs more of its address range with
-/// memory (kernels/device_arena.cuh). Each step is one driver allocation and mapping (tens of
-/// microseconds); 64 MiB = 256 occupancy grids or 4,000 chunks, so a stream of 10^8 points
-/// grows about 50 times, and at most 64 MiB of each end stay unused.
-inline constexpr std::uint64_t kArenaGrowBytes = std::uint64_t{64} << 20;
+/// memory (kernels/device_arena.cuh; each end also grows by half of what it holds). A step is
+/// a driver allocation and mapping that the batch needing it waits for: with 64 MiB steps a
+/// 10^8-point tree (2.7 GB) grew about 40 times and updates ran 14-21% slower on the GPU test
+/// machine (docs/perf-notes.md); 256 MiB and growth by half make it about 10 times.
+inline constexpr std::uint64_t kArenaGrowBytes = std::uint64_t{256} << 20;
 
 /// Grids granted to the expand rounds after round 1 beyond round 1's own splits (the first
 /// batch's; doubled whenever a batch runs out, kept for the batches after it). Unused grants

@@ -128,11 +128,20 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     std::size_t inserted = 0;
     try {
       detail::insert_in_pieces(tree, entry->points, stats, inserted);
-    } catch (...) {
-      // CapacityError: the device is full; what did not fit of this batch is dropped (the
-      // stream goes on, later batches may be smaller or find memory freed).
+    } catch (const CapacityError&) {
+      // The device is full: what did not fit of this batch is dropped (the stream goes on,
+      // later batches may find memory freed).
       s.points_inserted += inserted;
       s.points_refused += entry->points.size() - inserted;
+      advance(b);
+      finish();
+      throw;
+    } catch (const InvalidInput&) {
+      advance(b);
+      finish();
+      throw;
+    } catch (const std::exception& e) {
+      detail::fail(tree, e.what());  // the octree may be half-written: it refuses every call
       advance(b);
       finish();
       throw;

@@ -100,14 +100,15 @@ class HostModel {
         if (slot == 0) v.list_node(c().touched++, leaf);
       }
     }
-    void plan(const TreeView& v, std::uint32_t) {
+    void plan(const TreeView& v, std::uint32_t, bool last) {
+      PlanSums& out = last ? c().last : c().plan;
       for (std::uint32_t i = 0; i < c().touched; ++i) {
         if (v.d_touched[i] == kNil) continue;
         const DeviceNode& n = v.d_nodes[v.d_touched[i]];
-        plan_leaf(c().plan, v.params, n.level, n.count, n.chunks, v.d_new[v.d_touched[i]]);
+        plan_leaf(out, v.params, n.level, n.count, n.chunks, v.d_new[v.d_touched[i]]);
       }
     }
-    void zero_plan() { c().plan = PlanSums{}; }
+    void zero_last() { c().last = PlanSums{}; }
     void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t, const Control& old) {
       const std::uint32_t end = recorded_splits(c(), v.split_limit);
       for (std::uint32_t s = 0; s < end; ++s) restore_split(v, v.d_splits[s], old_nodes);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fault_injection.hpp"
 #include "core/octree_check.hpp"
 #include "core/octree_impl.hpp"
 #include "core/octree_test_util.hpp"
@@ -196,6 +197,31 @@ TEST(HostModel, FullDeviceRollsBackTheExpansion) {
   all.insert(all.end(), f.second.begin(), f.second.end());
   const OctreeStats stats = model.stats();
   test::expect_octree_invariants(model.snapshot(), all, c, &stats);
+}
+
+// The fault hook after each pass of a batch that splits: the batch throws, and from the first
+// split on the model's tree has already changed, which is why the facade must refuse to go on
+// (core/octree.cpp: the failed state).
+TEST(HostModel, InjectedFaultsLeaveAHalfWrittenTree) {
+  struct Disarm {
+    ~Disarm() { arm_fault(0); }
+  } disarm;
+  const test::FullLeaves f = test::full_leaves();
+  OctreeConfig c = test::small_config(1000, 32, 100);
+  c.max_batch_points = 600'000;
+  // Fault points of a batch with splits: count, plan, split, expand rounds, sample, allocate,
+  // insert.
+  for (int k = 1; k <= 7; ++k) {
+    SCOPED_TRACE(k);
+    HostModel model(c, make_geometry(f.bounds, c), std::uint64_t{160} << 20);
+    model.insert_batch(f.first);
+    const Control before = model.control();
+    arm_fault(k);
+    EXPECT_THROW(model.insert_batch(f.second), Error);
+    arm_fault(0);
+    const bool changed = std::memcmp(&before, &model.control(), kControlBatchBegin) != 0;
+    EXPECT_EQ(changed, k >= 3) << "the tree counters change from the first split on";
+  }
 }
 
 }  // namespace
