@@ -12,7 +12,7 @@
 #include "core/fault_injection.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 CpuBackend::CpuBackend(const OctreeConfig& config, const OctreeGeometry& geometry)
     : config_(config),
@@ -31,11 +31,6 @@ CpuBackend::CpuBackend(const OctreeConfig& config, const OctreeGeometry& geometr
 }
 
 CpuBackend::~CpuBackend() = default;
-
-std::unique_ptr<OctreeBackend> make_cpu_backend(const OctreeConfig& config,
-                                                const OctreeGeometry& geometry) {
-  return std::make_unique<CpuBackend>(config, geometry);
-}
 
 std::uint64_t CpuBackend::charged() const {
   return chunks_.allocated() * chunks_.chunk_bytes() + grids_.count() * grids_.grid_bytes() +
@@ -107,6 +102,16 @@ void CpuBackend::rollback(Batch& b) noexcept {
   scratch_.resize(b.old_nodes);
   std::fill(scratch_.begin(), scratch_.end(), NodeScratch{});
   grids_.truncate(b.old_grids);
+}
+
+}  // namespace simlod::detail::cpu
+
+// Declared in core/octree_backend.hpp.
+namespace simlod::detail {
+
+std::unique_ptr<OctreeBackend> make_cpu_backend(const OctreeConfig& config,
+                                                const OctreeGeometry& geometry) {
+  return std::make_unique<cpu::CpuBackend>(config, geometry);
 }
 
 }  // namespace simlod::detail

@@ -21,7 +21,7 @@
 #include "core/cpu_thread_pool.hpp"
 #include "core/octree_backend.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class CpuBackend final : public OctreeBackend {
  public:
@@ -70,4 +70,4 @@ class CpuBackend final : public OctreeBackend {
   std::uint32_t depth_ = 0;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

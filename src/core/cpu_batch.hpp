@@ -9,7 +9,7 @@
 #include "core/cpu_backend.hpp"
 #include "simlod/detail/octree_math.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 /// A grid bit this batch set: the voxel to write, and what rollback() clears.
 struct VoxelRecord {
@@ -65,4 +65,4 @@ struct CpuBackend::Batch {
   }
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -5,7 +5,7 @@
 
 #include "core/cpu_tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 ChunkStore::ChunkStore(std::uint32_t capacity)
     : capacity_(capacity),
@@ -47,4 +47,4 @@ std::uint64_t ChunkStore::list_length(std::uint32_t head) const {
   return n;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -15,7 +15,7 @@
 #include "core/cpu_node.hpp"
 #include "simlod/point.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class ChunkStore {
  public:
@@ -59,4 +59,4 @@ class ChunkStore {
   std::vector<std::uint32_t> pool_;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

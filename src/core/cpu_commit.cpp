@@ -11,7 +11,7 @@
 #include "core/cpu_batch.hpp"
 #include "core/cpu_tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 namespace {
 
 /// Free slots in the tail chunk of a list holding `count` samples.
@@ -152,4 +152,4 @@ void CpuBackend::insert_samples(Batch& b) noexcept {
   });
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -13,7 +13,7 @@
 #include "core/cpu_tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 std::uint32_t CpuBackend::expand(Batch& b) {
   std::vector<std::uint32_t> touched;
@@ -115,4 +115,4 @@ void CpuBackend::split(Batch& b, std::uint32_t leaf) {
   scratch_[leaf].pending = 0;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

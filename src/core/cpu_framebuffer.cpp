@@ -7,7 +7,7 @@
 
 #include "simlod/detail/render_math.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 namespace {
 
 /// Rows per block of the parallel loops: enough work to be worth a thread hand-off.
@@ -43,10 +43,9 @@ double CpuFramebuffer::resolve(const ResolveSettings& s) {
           rgba_[i] = s.background;
           continue;
         }
-        const float shade = s.eye_dome_lighting
-                                ? edl_shade(words_.data(), w, h, col, row, s.edl_radius,
-                                            s.edl_strength)
-                                : 1.0f;
+        const float shade = s.eye_dome_lighting ? edl_shade(words_.data(), w, h, col, row,
+                                                            s.edl_radius, s.edl_strength)
+                                                : 1.0f;
         rgba_[i] = resolve_colour(static_cast<std::uint32_t>(word),
                                   blended_ ? sums_.data() + 2 * i : nullptr, shade);
       }
@@ -62,9 +61,14 @@ std::vector<std::uint8_t> CpuFramebuffer::download() const {
   return out;
 }
 
+}  // namespace simlod::detail::cpu
+
+// Declared in core/framebuffer_store.hpp.
+namespace simlod::detail {
+
 std::unique_ptr<FramebufferStore> make_cpu_framebuffer(std::uint32_t width, std::uint32_t height,
                                                        unsigned threads) {
-  return std::make_unique<CpuFramebuffer>(width, height, threads);
+  return std::make_unique<cpu::CpuFramebuffer>(width, height, threads);
 }
 
 }  // namespace simlod::detail

@@ -11,7 +11,7 @@
 #include "core/cpu_thread_pool.hpp"
 #include "core/framebuffer_store.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class CpuFramebuffer final : public FramebufferStore {
  public:
@@ -37,4 +37,4 @@ class CpuFramebuffer final : public FramebufferStore {
   bool blended_ = false;  ///< the last render was High quality: resolve averages the sums
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class GridStore {
  public:
@@ -35,4 +35,4 @@ class GridStore {
   std::vector<std::unique_ptr<std::uint64_t[]>> grids_;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

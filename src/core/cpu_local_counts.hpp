@@ -11,7 +11,7 @@
 #include "core/cpu_node.hpp"
 #include "core/cpu_tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class LocalCounts {
  public:
@@ -53,4 +53,4 @@ class LocalCounts {
   std::size_t used_count_ = 0;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

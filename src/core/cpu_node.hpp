@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
@@ -52,4 +52,4 @@ static_assert(sizeof(NodeScratch) == 16, "layout documented above");
 /// Bytes charged to the memory reserve per node (record + scratch).
 inline constexpr std::uint64_t kNodeBytes = sizeof(CpuNode) + sizeof(NodeScratch);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

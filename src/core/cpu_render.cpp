@@ -5,7 +5,7 @@
 
 #include "core/cpu_backend.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 namespace {
 
 class CpuTree {
@@ -39,9 +39,15 @@ RenderStats CpuBackend::render(const RenderJob& job, FramebufferStore& fb) const
   return render_on_cpu(CpuTree(nodes_, chunks_), job, static_cast<CpuFramebuffer&>(fb));
 }
 
+}  // namespace simlod::detail::cpu
+
+// Declared in core/render.cpp.
+namespace simlod::detail {
+
 RenderStats render_snapshot(const NodeSnapshot& snapshot, const RenderJob& job,
                             FramebufferStore& fb) {
-  return render_on_cpu(SnapshotTree(snapshot), job, static_cast<CpuFramebuffer&>(fb));
+  return cpu::render_on_cpu(cpu::SnapshotTree(snapshot), job,
+                            static_cast<cpu::CpuFramebuffer&>(fb));
 }
 
 }  // namespace simlod::detail

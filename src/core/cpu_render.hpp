@@ -18,7 +18,7 @@
 #include "core/render_job.hpp"
 #include "simlod/octree.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 struct RenderNode {
   std::uint32_t level = 0, x = 0, y = 0, z = 0;
@@ -34,8 +34,8 @@ class SnapshotTree {
   [[nodiscard]] std::size_t size() const { return s_.nodes.size(); }
   [[nodiscard]] RenderNode node(std::size_t i) const {
     const NodeSnapshot::Node& n = s_.nodes[i];
-    return RenderNode{n.level, n.position[0], n.position[1], n.position[2], n.leaf,
-                      (n.leaf ? n.points : n.voxels).size()};
+    return RenderNode{n.level,       n.position[0], n.position[1],
+                      n.position[2], n.leaf,        (n.leaf ? n.points : n.voxels).size()};
   }
   template <class Fn>
   void for_each_span(std::size_t i, Fn fn) const {
@@ -77,7 +77,8 @@ Selection select_nodes(const Tree& tree, const RenderJob& job, ThreadPool& pool)
         if (draws(ranges[i], budget_threshold(job.params.threshold, k))) hist[k] += count;
       }
     }
-    s.threshold = budget_threshold(job.params.threshold, choose_budget_step(hist.data(), job.budget));
+    s.threshold =
+        budget_threshold(job.params.threshold, choose_budget_step(hist.data(), job.budget));
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (!draws(ranges[i], s.threshold)) continue;
@@ -96,8 +97,7 @@ Selection select_nodes(const Tree& tree, const RenderJob& job, ThreadPool& pool)
 inline void splat_word(std::uint64_t* words, std::uint32_t pixel, std::uint64_t word) {
   std::atomic_ref<std::uint64_t> ref(words[pixel]);
   std::uint64_t current = ref.load(std::memory_order_relaxed);
-  while (word < current &&
-         !ref.compare_exchange_weak(current, word, std::memory_order_relaxed)) {
+  while (word < current && !ref.compare_exchange_weak(current, word, std::memory_order_relaxed)) {
   }
 }
 
@@ -149,4 +149,4 @@ RenderStats render_on_cpu(const Tree& tree, const RenderJob& job, CpuFramebuffer
   return stats;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

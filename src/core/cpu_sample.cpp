@@ -8,7 +8,7 @@
 #include "core/cpu_local_counts.hpp"
 #include "core/cpu_tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 void CpuBackend::sample(Batch& b) {
   const std::uint32_t g = geometry_.grid_bits;
@@ -49,4 +49,4 @@ void CpuBackend::sample(Batch& b) {
   std::sort(b.voxel_nodes.begin(), b.voxel_nodes.end());
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -3,7 +3,7 @@
 
 #include "core/cpu_backend.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 OctreeStats CpuBackend::stats() const {
   OctreeStats s;
@@ -53,4 +53,4 @@ NodeSnapshot CpuBackend::snapshot() const {
   return out;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -82,4 +82,4 @@ void ThreadPool::worker_loop(unsigned worker) {
   }
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

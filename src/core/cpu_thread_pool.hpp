@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 class ThreadPool {
  public:
@@ -56,4 +56,4 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

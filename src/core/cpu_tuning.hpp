@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-namespace simlod::detail {
+namespace simlod::detail::cpu {
 
 /// Points per parallel block. Large enough that a worker's walk dominates the hand-out cost,
 /// small enough that 1000-point batches stay on the calling thread.
@@ -25,4 +25,4 @@ inline constexpr std::size_t kLocalCountSlots = 1024;
 /// ranges; each partition costs a row of per-node counters.
 inline constexpr std::size_t kInsertPartitionsPerWorker = 4;
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cpu

@@ -1,5 +1,7 @@
 // The contract between the Octree facade (src/core/octree.cpp) and its two executors:
-// the CPU backend (src/core/cpu_*) and the CUDA backend (src/kernels/).
+// the CPU backend (src/core/cpu_*) and the CUDA backend (src/kernels/). The contract lives in
+// simlod::detail; each backend keeps its internals in its own namespace, simlod::detail::cpu
+// and simlod::detail::cuda, so that their records and constants never share a name.
 //
 // The algorithm (SimLOD), identical on both backends so that, for the same batches, both give
 // the same node set, the same multiset of points per leaf and the same occupied voxel cells:
@@ -28,8 +30,8 @@
 
 namespace simlod::detail {
 
-struct RenderJob;         // core/render_job.hpp
-class FramebufferStore;   // core/framebuffer_store.hpp
+struct RenderJob;        // core/render_job.hpp
+class FramebufferStore;  // core/framebuffer_store.hpp
 
 struct OctreeGeometry {
   Bounds cube;                  ///< file coordinates of the root cube (a cube)

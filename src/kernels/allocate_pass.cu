@@ -9,7 +9,7 @@
 #include "kernels/tuning.hpp"
 #include "kernels/warp_ops.cuh"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 __global__ void __launch_bounds__(kListBlock) allocate_kernel(TreeView v) {
@@ -43,4 +43,4 @@ void launch_allocate(const TreeView& v, std::uint32_t list_bound, cudaStream_t s
   SIMLOD_CUDA_CHECK_LAUNCH("allocate_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -10,7 +10,7 @@
 #include "simlod/error.hpp"
 #include "simlod/point.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 std::uint64_t align_up(std::uint64_t v) {
@@ -81,4 +81,4 @@ ArenaLayout plan_arena(std::uint64_t total_bytes, const OctreeConfig& config,
   return a;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

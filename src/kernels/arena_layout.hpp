@@ -23,7 +23,7 @@
 
 #include "core/octree_backend.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 struct ArenaLayout {
   std::uint64_t total_bytes = 0;  ///< size of the allocation
@@ -52,4 +52,4 @@ struct ArenaLayout {
 [[nodiscard]] ArenaLayout plan_arena(std::uint64_t total_bytes, const OctreeConfig& config,
                                      const OctreeGeometry& geometry);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

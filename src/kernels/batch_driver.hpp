@@ -32,7 +32,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 inline std::uint32_t clamp_u32(std::uint64_t v) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, kNil));
@@ -139,4 +139,4 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
   }
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -9,7 +9,7 @@
 #include "simlod/error.hpp"
 #include "simlod/point.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 std::uint64_t align_up(std::uint64_t v) {
@@ -122,4 +122,4 @@ InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const T
   return g;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -26,7 +26,7 @@
 #include "kernels/device_layout.hpp"
 #include "simlod/detail/hd.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Parameters of the plan (from config and geometry), trivially copyable for kernels.
 struct PlanParams {
@@ -104,4 +104,4 @@ struct InsertGrant {
 /// Free arena bytes between the chunks and the grids.
 [[nodiscard]] std::uint64_t arena_gap(const ArenaLayout& layout, const TreeCounters& tree);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -9,7 +9,7 @@
 #include "kernels/tuning.hpp"
 #include "kernels/warp_ops.cuh"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 __global__ void __launch_bounds__(kPointBlock) count_kernel(TreeView v) {
@@ -41,4 +41,4 @@ void launch_count(const TreeView& v, cudaStream_t stream) {
   SIMLOD_CUDA_CHECK_LAUNCH("count_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -8,7 +8,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 std::uint64_t reserve_size(const OctreeConfig& config) {
@@ -56,17 +56,6 @@ CudaBackend::CudaBackend(const OctreeConfig& config, const OctreeGeometry& geome
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
 }
 
-std::unique_ptr<OctreeBackend> make_cuda_backend(const OctreeConfig& config,
-                                                 const OctreeGeometry& geometry) {
-  return std::make_unique<CudaBackend>(config, geometry);
-}
-
-std::optional<CudaBatchTiming> cuda_batch_timing(const OctreeBackend& backend) {
-  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
-  if (cuda == nullptr || !cuda->inserted_any()) return std::nullopt;
-  return cuda->timing();
-}
-
 OctreeStats CudaBackend::stats() const { return tree_stats(control_, layout_, points_); }
 
 NodeSnapshot CudaBackend::snapshot() const {
@@ -88,6 +77,22 @@ NodeSnapshot CudaBackend::snapshot() const {
   }
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
   return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes);
+}
+
+}  // namespace simlod::detail::cuda
+
+// The backend's entry points, declared in core/octree_backend.hpp and kernels/cuda_backend.hpp.
+namespace simlod::detail {
+
+std::unique_ptr<OctreeBackend> make_cuda_backend(const OctreeConfig& config,
+                                                 const OctreeGeometry& geometry) {
+  return std::make_unique<cuda::CudaBackend>(config, geometry);
+}
+
+std::optional<CudaBatchTiming> cuda_batch_timing(const OctreeBackend& backend) {
+  const auto* b = dynamic_cast<const cuda::CudaBackend*>(&backend);
+  if (b == nullptr || !b->inserted_any()) return std::nullopt;
+  return b->timing();
 }
 
 }  // namespace simlod::detail

@@ -26,7 +26,7 @@
 #include "kernels/device_arena.cuh"
 #include "kernels/tree_view.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 class CudaBackend final : public OctreeBackend {
  public:
@@ -89,4 +89,4 @@ class CudaBackend final : public OctreeBackend {
   CudaBatchTiming timing_;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -9,7 +9,7 @@
 
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// File name from __FILE__ with the folders above src/ dropped.
 inline std::string_view source_name(std::string_view file) {
@@ -29,12 +29,13 @@ inline void check_cuda(cudaError_t err, const char* call, const char* file, int 
   if (err != cudaSuccess) throw_cuda_error(err, call, file, line);
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda
 
 /// Throws CudaError when the runtime call `expr` fails.
-#define SIMLOD_CUDA_CHECK(expr) ::simlod::detail::check_cuda((expr), #expr, __FILE__, __LINE__)
+#define SIMLOD_CUDA_CHECK(expr) \
+  ::simlod::detail::cuda::check_cuda((expr), #expr, __FILE__, __LINE__)
 
 /// Throws CudaError when the kernel launch just issued failed (bad configuration, no device
 /// code for this GPU). Errors during execution surface at the next synchronising call.
 #define SIMLOD_CUDA_CHECK_LAUNCH(name) \
-  ::simlod::detail::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+  ::simlod::detail::cuda::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)

@@ -5,7 +5,7 @@
 #include "kernels/cuda_framebuffer.cuh"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 constexpr int kResolveBlockX = 32, kResolveBlockY = 8;
@@ -98,7 +98,7 @@ void CudaFramebuffer::launch_resolve(const ResolveSettings& settings) {
   auto* target = static_cast<std::uint8_t*>(wrapped_ != nullptr ? wrapped_ : rgba_.get());
   const std::size_t pitch = wrapped_ != nullptr ? wrapped_pitch_ : std::size_t{width()} * 4;
   resolve_kernel<<<grid, block, 0, stream_.get()>>>(d_words(), blended_ ? d_sums() : nullptr,
-                                                     width(), height(), settings, target, pitch);
+                                                    width(), height(), settings, target, pitch);
   SIMLOD_CUDA_CHECK_LAUNCH("resolve_kernel");
 }
 
@@ -125,8 +125,8 @@ std::vector<std::uint8_t> CudaFramebuffer::download() const {
 
 std::vector<std::uint64_t> CudaFramebuffer::download_words() const {
   std::vector<std::uint64_t> out(pixels());
-  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(out.data(), words_.get(), pixels() * 8,
-                                    cudaMemcpyDeviceToHost, stream_.get()));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(out.data(), words_.get(), pixels() * 8, cudaMemcpyDeviceToHost,
+                                    stream_.get()));
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   return out;
 }
@@ -136,9 +136,13 @@ void CudaFramebuffer::wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes)
   wrapped_pitch_ = d_pixels != nullptr ? pitch_bytes : 0;
 }
 
-std::unique_ptr<FramebufferStore> make_cuda_framebuffer(std::uint32_t width,
-                                                        std::uint32_t height) {
-  return std::make_unique<CudaFramebuffer>(width, height);
+}  // namespace simlod::detail::cuda
+
+// Declared in core/framebuffer_store.hpp.
+namespace simlod::detail {
+
+std::unique_ptr<FramebufferStore> make_cuda_framebuffer(std::uint32_t width, std::uint32_t height) {
+  return std::make_unique<cuda::CudaFramebuffer>(width, height);
 }
 
 }  // namespace simlod::detail

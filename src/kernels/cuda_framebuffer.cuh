@@ -9,7 +9,7 @@
 #include "kernels/cuda_resources.cuh"
 #include "kernels/render_layout.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 class CudaFramebuffer final : public FramebufferStore {
  public:
@@ -61,4 +61,4 @@ class CudaFramebuffer final : public FramebufferStore {
   int sm_count_ = 1;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -11,7 +11,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
@@ -133,4 +133,4 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   timing_.grow_ms = arena_.step_ms();
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

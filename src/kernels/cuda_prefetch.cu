@@ -8,7 +8,7 @@
 #include "kernels/cuda_check.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 bool same(std::span<const Point> a, std::span<const Point> b) {
@@ -90,4 +90,4 @@ void CudaBackend::stage(std::span<const Point> batch) {
   upload(batch);
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -5,7 +5,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/render_passes.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 RenderStats CudaBackend::render(const RenderJob& job, FramebufferStore& store) const {
   auto& fb = static_cast<CudaFramebuffer&>(store);
@@ -43,4 +43,4 @@ RenderStats CudaBackend::render(const RenderJob& job, FramebufferStore& store) c
   return stats;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

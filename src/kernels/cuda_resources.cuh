@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <utility>
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 template <typename T, typename Release>
 class CudaOwner {
@@ -55,4 +55,4 @@ using PinnedMemory = CudaOwner<void*, ReleasePinned>;
 using StreamHandle = CudaOwner<cudaStream_t, ReleaseStream>;
 using EventHandle = CudaOwner<cudaEvent_t, ReleaseEvent>;
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -12,7 +12,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 struct VmmApi {
@@ -204,4 +204,4 @@ void DeviceArena::back(std::uint64_t from, std::uint64_t to) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

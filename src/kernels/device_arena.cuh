@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 class DeviceArena {
  public:
@@ -60,4 +60,4 @@ class DeviceArena {
   double step_ms_ = 0.0;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

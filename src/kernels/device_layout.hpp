@@ -29,7 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// "No node / chunk / grid" in the uint32 ids of the device tables.
 inline constexpr std::uint32_t kNil = 0xFFFFFFFFu;
@@ -155,4 +155,4 @@ static_assert(offsetof(Control, plan) == 80);
 static_assert(offsetof(Control, round_splits) == 160 && offsetof(Control, expand_done) == 168);
 static_assert(offsetof(Control, split_base) == 172 && offsetof(Control, need) == 176);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -16,7 +16,7 @@
 #include "kernels/warp_ops.cuh"
 #endif
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 SIMLOD_HD std::uint32_t atomic_add(std::uint32_t* p, std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
@@ -124,4 +124,4 @@ SIMLOD_HD std::uint32_t bits_from_float(float f) {
 
 SIMLOD_HD std::uint32_t min_u32(std::uint32_t a, std::uint32_t b) { return a < b ? a : b; }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

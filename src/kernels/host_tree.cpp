@@ -10,7 +10,7 @@
 #include "kernels/capacity.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_t points) {
   OctreeStats s;
@@ -82,4 +82,4 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
   return snap;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

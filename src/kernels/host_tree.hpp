@@ -11,7 +11,7 @@
 #include "kernels/arena_layout.hpp"
 #include "kernels/device_layout.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Host copy of the device tree: node records and links (node_count each) and the chunk
 /// region from dynamic_begin up to chunk_top * chunk_bytes.
@@ -31,4 +31,4 @@ struct HostTreeCopy {
 [[nodiscard]] NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geometry,
                                           std::uint32_t chunk_capacity, std::uint64_t chunk_bytes);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

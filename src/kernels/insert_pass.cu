@@ -6,7 +6,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 __global__ void __launch_bounds__(kPointBlock) insert_kernel(TreeView v) {
@@ -32,4 +32,4 @@ void launch_insert(const TreeView& v, cudaStream_t stream) {
   SIMLOD_CUDA_CHECK_LAUNCH("retire_chunks_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -7,7 +7,7 @@
 
 #include "kernels/tree_view.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// False once an expand round has split nothing: the rounds queued after it do nothing.
 SIMLOD_HD bool expanding(const TreeView& v) { return v.d_control->expand_done == 0; }
@@ -260,4 +260,4 @@ SIMLOD_HD void retire_chunks(const TreeView& v) {
   c.voxels += min_u32(c.backlog_count, v.backlog_limit);
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -9,7 +9,7 @@
 
 #include "kernels/tree_view.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Expand, counting: points of the pass (batch + spill; after round 1 only those whose leaf
 /// split) walk to their leaf, add themselves to d_new[leaf] and record (leaf, slot); the first
@@ -48,4 +48,4 @@ void launch_allocate(const TreeView& v, std::uint32_t list_bound, cudaStream_t s
 /// arena top are updated for the chunks handed out.
 void launch_insert(const TreeView& v, cudaStream_t stream);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -7,7 +7,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 struct PlanSumOp {
@@ -68,4 +68,4 @@ void launch_plan(const TreeView& v, std::uint32_t list_bound, bool last, cudaStr
   SIMLOD_CUDA_CHECK_LAUNCH("plan_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -21,7 +21,7 @@
 
 #include "simlod/detail/render_math.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 struct RenderCounters {
   std::uint32_t drawn;
@@ -37,4 +37,4 @@ struct RenderCounters {
 static_assert(sizeof(RenderCounters) == 560 && alignof(RenderCounters) == 8);
 static_assert(offsetof(RenderCounters, hist) == 40);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

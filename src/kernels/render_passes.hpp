@@ -20,7 +20,7 @@
 #include "kernels/cuda_framebuffer.cuh"
 #include "kernels/tree_view.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 void launch_select(const TreeView& tree, std::uint32_t nodes, const RenderParams& params,
                    std::uint64_t budget, CudaFramebuffer& fb);
@@ -29,4 +29,4 @@ void launch_select(const TreeView& tree, std::uint32_t nodes, const RenderParams
 void launch_splat(const TreeView& tree, std::uint32_t chunks, const RenderParams& params,
                   bool second_pass, CudaFramebuffer& fb);
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

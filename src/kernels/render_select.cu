@@ -4,7 +4,7 @@
 #include "kernels/tuning.hpp"
 #include "kernels/warp_ops.cuh"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 __global__ void __launch_bounds__(kSelectBlock)
@@ -32,8 +32,8 @@ __global__ void choose_kernel(RenderParams p, std::uint64_t budget, RenderCounte
 }
 
 __global__ void __launch_bounds__(kSelectBlock)
-    collect_kernel(TreeView t, std::uint32_t nodes, const float2* ranges,
-                   RenderCounters* counters, uint2* entries) {
+    collect_kernel(TreeView t, std::uint32_t nodes, const float2* ranges, RenderCounters* counters,
+                   uint2* entries) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= nodes) return;
   const float2 r = ranges[i];
@@ -74,4 +74,4 @@ void launch_select(const TreeView& tree, std::uint32_t nodes, const RenderParams
   SIMLOD_CUDA_CHECK_LAUNCH("collect_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -3,14 +3,13 @@
 #include "kernels/render_passes.hpp"
 #include "kernels/tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 template <bool kSecond>
 __global__ void __launch_bounds__(kSplatBlock)
-    splat_kernel(TreeView t, RenderParams p, const uint2* entries,
-                 const RenderCounters* counters, unsigned long long* words,
-                 unsigned long long* sums) {
+    splat_kernel(TreeView t, RenderParams p, const uint2* entries, const RenderCounters* counters,
+                 unsigned long long* words, unsigned long long* sums) {
   const std::uint32_t total = counters->entries;
   for (std::uint32_t e = blockIdx.x; e < total; e += gridDim.x) {
     const uint2 entry = entries[e];
@@ -19,8 +18,8 @@ __global__ void __launch_bounds__(kSplatBlock)
       const uint4 v = load_readonly(samples + j);
       std::uint32_t pixel = 0;
       std::uint64_t word = 0;
-      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z),
-                          v.w, pixel, word)) {
+      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w,
+                          pixel, word)) {
         continue;
       }
       if constexpr (!kSecond) {
@@ -50,4 +49,4 @@ void launch_splat(const TreeView& tree, std::uint32_t chunks, const RenderParams
   SIMLOD_CUDA_CHECK_LAUNCH("splat_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -7,7 +7,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 /// Puts records into the block's stage; when it is full, straight into the backlog.
@@ -61,4 +61,4 @@ void launch_sample(const TreeView& v, cudaStream_t stream) {
   SIMLOD_CUDA_CHECK_LAUNCH("sample_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

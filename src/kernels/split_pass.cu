@@ -7,7 +7,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/tuning.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 __global__ void __launch_bounds__(kListBlock) split_decide_kernel(TreeView v) {
@@ -61,4 +61,4 @@ void launch_split(const TreeView& v, std::uint32_t list_bound, std::uint32_t spl
   SIMLOD_CUDA_CHECK_LAUNCH("split_execute_kernel");
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

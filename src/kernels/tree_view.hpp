@@ -16,7 +16,7 @@
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/point.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 struct TreeView {
   Control* d_control;
@@ -153,4 +153,4 @@ inline unsigned blocks_for(std::uint64_t items, int block, std::uint64_t cap = 1
   return static_cast<unsigned>(b == 0 ? 1 : (b < cap ? b : cap));
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

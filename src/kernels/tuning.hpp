@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Threads per block of the per-point passes (count, sample, insert). 256 gives 8 resident
 /// blocks per SM at full occupancy on sm_75..sm_90 and keeps tail blocks small; the passes
@@ -58,9 +58,9 @@ inline constexpr double kMaxNodeTableShare = 0.125;
 /// 16-byte vector loads and stores, and cudaMalloc's own guarantee.
 inline constexpr std::uint64_t kArenaAlign = 256;
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Renderer: threads per block of the node-selection passes.
 inline constexpr int kSelectBlock = 256;
@@ -71,9 +71,9 @@ inline constexpr int kSplatBlock = 256;
 /// the device); 8 resident blocks of 256 threads fill an SM, twice that covers the tail.
 inline constexpr int kSplatBlocksPerSm = 16;
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 /// Smallest step by which the octree's device arena backs more of its address range with
 /// memory (kernels/device_arena.cuh; each end also grows by half of what it holds). A step is
@@ -87,4 +87,4 @@ inline constexpr std::uint64_t kArenaGrowBytes = std::uint64_t{256} << 20;
 /// cost nothing but address space until they are backed; 64 grids of 128^3 = 16 MiB.
 inline constexpr std::uint64_t kExpandHeadroom = 64;
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 __device__ inline std::uint32_t lane_id() { return threadIdx.x & 31u; }
 
@@ -83,4 +83,4 @@ __device__ inline unsigned long long warp_sum(unsigned long long value) {
   return value;
 }
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

@@ -12,8 +12,8 @@
 namespace simlod::test {
 namespace {
 
-using detail::Selection;
-using detail::SnapshotTree;
+using detail::cpu::Selection;
+using detail::cpu::SnapshotTree;
 
 /// Root [0, 8]^3 (inner, one voxel) with 8 leaf children of one point each; child of octant o
 /// is snapshot node 1 + o.
@@ -40,8 +40,9 @@ std::vector<std::uint32_t> selected(const NodeSnapshot& s, View view, float thre
                                     std::uint64_t budget = 0) {
   view.lod_threshold = threshold;
   view.point_budget = budget;
-  detail::ThreadPool pool(2);
-  return detail::select_nodes(SnapshotTree(s), detail::make_render_job(view, 8.0f), pool).drawn;
+  detail::cpu::ThreadPool pool(2);
+  return detail::cpu::select_nodes(SnapshotTree(s), detail::make_render_job(view, 8.0f), pool)
+      .drawn;
 }
 
 using Ids = std::vector<std::uint32_t>;
@@ -50,10 +51,10 @@ TEST(RenderSelection, HandComputedSetsOfATwoLevelTree) {
   const NodeSnapshot s = two_level_tree();
   // Top view of the whole root on 64 x 64 pixels: root 64 px, children 32 px on screen.
   const View view = top_view(0, 8, 0, 8, 64, 64);
-  EXPECT_EQ(selected(s, view, 128.0f), Ids({0}));                          // root small enough
-  EXPECT_EQ(selected(s, view, 64.0f), Ids({0}));                           // size <= T
-  EXPECT_EQ(selected(s, view, 63.0f), Ids({1, 2, 3, 4, 5, 6, 7, 8}));      // refined
-  EXPECT_EQ(selected(s, view, 0.0f), Ids({1, 2, 3, 4, 5, 6, 7, 8}));       // no LOD
+  EXPECT_EQ(selected(s, view, 128.0f), Ids({0}));                      // root small enough
+  EXPECT_EQ(selected(s, view, 64.0f), Ids({0}));                       // size <= T
+  EXPECT_EQ(selected(s, view, 63.0f), Ids({1, 2, 3, 4, 5, 6, 7, 8}));  // refined
+  EXPECT_EQ(selected(s, view, 0.0f), Ids({1, 2, 3, 4, 5, 6, 7, 8}));   // no LOD
 }
 
 TEST(RenderSelection, FrustumCullingDropsOctantsOutsideTheView) {
@@ -144,15 +145,15 @@ TEST(RenderSelection, VisibleLeavesAreCoveredExactlyOnce) {
   for (const Point& p : scene.points) box.expand(p.x, p.y, p.z);
   const View overview = View::overview(box, 320, 200, 30.0, 40.0);
   const auto c = box.center();
-  const View close = View::look_at({c[0], box.min[1], c[2] + 5.0}, {c[0], c[1], c[2]},
-                                   {0, 0, 1}, 60.0, 320, 200, 0.5, 5000.0);
-  detail::ThreadPool pool(2);
+  const View close = View::look_at({c[0], box.min[1], c[2] + 5.0}, {c[0], c[1], c[2]}, {0, 0, 1},
+                                   60.0, 320, 200, 0.5, 5000.0);
+  detail::cpu::ThreadPool pool(2);
   for (const View& base : {overview, close}) {
     for (float t : {0.0f, 8.0f, 32.0f, 100.0f, 1000.0f}) {
       View v = base;
       v.lod_threshold = t;
       const Selection sel =
-          detail::select_nodes(SnapshotTree(s), detail::make_render_job(v, edge), pool);
+          detail::cpu::select_nodes(SnapshotTree(s), detail::make_render_job(v, edge), pool);
       SCOPED_TRACE("threshold " + std::to_string(t));
       expect_cover(s, v, edge, sel);
     }

@@ -11,7 +11,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 Bounds unit_cube() {
@@ -91,4 +91,4 @@ TEST(ArenaLayout, TooSmallForTheTablesIsACapacityError) {
 }
 
 }  // namespace
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

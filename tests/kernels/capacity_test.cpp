@@ -13,7 +13,7 @@
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 using test::Scene;
@@ -190,4 +190,4 @@ TEST(CapacityGrant, InsertionPlacesChunksAndBacklogBelowTheCeiling) {
 }
 
 }  // namespace
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

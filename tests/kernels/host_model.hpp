@@ -18,7 +18,7 @@
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 
 class HostModel {
  public:
@@ -89,7 +89,7 @@ class HostModel {
                   sizeof(Control) - kControlBatchBegin);
       std::memset(v0.d_new, 0, std::size_t{node_count} * 4);
     }
-    void next_round(const TreeView& v) { detail::next_round(v); }
+    void next_round(const TreeView& v) { cuda::next_round(v); }
     void count(const TreeView& v) {
       if (!expanding(v)) return;
       for (std::uint32_t i = 0; i < v.points(); ++i) {
@@ -170,4 +170,4 @@ class HostModel {
   std::uint32_t rollbacks_ = 0;
 };
 
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

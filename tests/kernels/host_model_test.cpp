@@ -16,7 +16,7 @@
 #include "gpu/snapshot_compare.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 using test::Scene;
@@ -225,4 +225,4 @@ TEST(HostModel, InjectedFaultsLeaveAHalfWrittenTree) {
 }
 
 }  // namespace
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda

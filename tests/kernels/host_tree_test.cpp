@@ -10,7 +10,7 @@
 #include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
 
-namespace simlod::detail {
+namespace simlod::detail::cuda {
 namespace {
 
 constexpr std::uint32_t kCap = 2;
@@ -119,4 +119,4 @@ TEST(HostTree, StatsFromTheCounters) {
 }
 
 }  // namespace
-}  // namespace simlod::detail
+}  // namespace simlod::detail::cuda
