@@ -117,10 +117,10 @@ void render(benchmark::State& state, Backend backend, Case c) {
 
 using Q = simlod::RenderQuality;
 
-#define SIMLOD_RENDER_BENCH(backend, name, ...)                                         \
+#define SIMLOD_RENDER_BENCH(backend, name, ...)                                    \
   BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
-      ->Iterations(1)                                                                   \
-      ->UseManualTime()                                                                 \
+      ->Iterations(1)                                                              \
+      ->UseManualTime()                                                            \
       ->Unit(benchmark::kMillisecond)
 
 SIMLOD_RENDER_BENCH(Cuda, overview_lod, "overview", 128.0f);

@@ -1,15 +1,15 @@
 // simlod-preview: a quick still picture of a point cloud file or a synthetic scene, rendered
 // on the CPU with an oblique orthographic camera and a depth buffer. A sanity check for data
 // and for the generator; the real-time LOD renderer is simlod::rasterize.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <numbers>
 #include <limits>
+#include <numbers>
 #include <vector>
 
 #include "simlod/simlod.hpp"
@@ -19,7 +19,7 @@ namespace {
 struct Camera {
   double yaw, pitch;  // radians
   std::array<double, 3> center;
-  double scale;  // pixels per metre
+  double scale;                           // pixels per metre
   std::array<double, 2> shift{0.0, 0.0};  // screen offset of the centre, metres
   std::uint32_t width, height;
 
@@ -41,8 +41,8 @@ struct Camera {
       for (int a = 0; a < 2; ++a) lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
     }
     shift = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])};
-    scale = 0.95 * std::min(width / std::max(hi[0] - lo[0], 1e-9),
-                            height / std::max(hi[1] - lo[1], 1e-9));
+    scale = 0.95 *
+            std::min(width / std::max(hi[0] - lo[0], 1e-9), height / std::max(hi[1] - lo[1], 1e-9));
   }
 };
 
@@ -51,7 +51,9 @@ struct Image {
   std::vector<float> depth;
   std::vector<std::uint8_t> rgba;
   Image(std::uint32_t w, std::uint32_t h)
-      : width(w), height(h), depth(std::size_t{w} * h, std::numeric_limits<float>::infinity()),
+      : width(w),
+        height(h),
+        depth(std::size_t{w} * h, std::numeric_limits<float>::infinity()),
         rgba(std::size_t{w} * h * 4, 0) {}
 
   void splat(const Camera& cam, const simlod::Point& p, int radius) {
@@ -74,7 +76,8 @@ struct Image {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Renders a still preview of a point cloud (LAS, LAZ, SIM, PLY) or a synthetic scene"};
+  CLI::App app{
+      "Renders a still preview of a point cloud (LAS, LAZ, SIM, PLY) or a synthetic scene"};
   std::string input, output = "preview.png";
   std::uint64_t synthetic = 0, seed = 1;
   std::uint32_t width = 1600, height = 1000;
@@ -111,8 +114,13 @@ int main(int argc, char** argv) {
         box.max[a] = info.bounds.max[a] - info.origin[a];
       }
     }
-    Camera cam{yaw_deg * std::numbers::pi / 180, pitch_deg * std::numbers::pi / 180,
-               box.center(), 1.0, {0.0, 0.0}, width, height};
+    Camera cam{yaw_deg * std::numbers::pi / 180,
+               pitch_deg * std::numbers::pi / 180,
+               box.center(),
+               1.0,
+               {0.0, 0.0},
+               width,
+               height};
     cam.fit(box);
     Image image(width, height);
     std::vector<simlod::Point> batch(1 << 20);

@@ -1,8 +1,8 @@
 // simlod-render: loads a point cloud (or a synthetic scene) into an octree and renders it with
 // the LOD renderer (simlod::rasterize) to PNG files, one per view, printing what was drawn.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,8 +42,9 @@ Source open_source(const std::string& input, std::uint64_t synthetic, std::uint6
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Renders a point cloud (LAS, LAZ, SIM, PLY) or a synthetic scene with simlod's "
-               "LOD renderer"};
+  CLI::App app{
+      "Renders a point cloud (LAS, LAZ, SIM, PLY) or a synthetic scene with simlod's "
+      "LOD renderer"};
   std::string input, prefix = "render", backend_name = "auto";
   std::uint64_t synthetic = 0, seed = 1, budget = 0;
   std::uint32_t width = 1920, height = 1080;

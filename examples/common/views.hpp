@@ -37,8 +37,7 @@ inline View closeup_view(const Bounds& box, std::uint32_t width, std::uint32_t h
   const double span = std::max({s[0], s[1], 1e-6});
   const std::array<double, 3> eye{c[0], c[1] - 0.12 * span, box.min[2] + 0.8 * s[2] + 1e-3 * span};
   const std::array<double, 3> target{c[0], c[1] + 0.05 * span, box.min[2] + 0.2 * s[2]};
-  return View::look_at(eye, target, {0.0, 0.0, 1.0}, 60.0, width, height, 1e-4 * span,
-                       3.0 * span);
+  return View::look_at(eye, target, {0.0, 0.0, 1.0}, 60.0, width, height, 1e-4 * span, 3.0 * span);
 }
 
 /// "overview" or "closeup"; throws InvalidInput for other names.

@@ -16,9 +16,7 @@ struct Bounds {
                             -std::numeric_limits<double>::infinity()};
 
   /// True until a point has been added (min > max on some axis).
-  [[nodiscard]] bool empty() const {
-    return min[0] > max[0] || min[1] > max[1] || min[2] > max[2];
-  }
+  [[nodiscard]] bool empty() const { return min[0] > max[0] || min[1] > max[1] || min[2] > max[2]; }
   [[nodiscard]] std::array<double, 3> size() const {
     return {max[0] - min[0], max[1] - min[1], max[2] - min[2]};
   }
@@ -37,8 +35,7 @@ struct Bounds {
   }
   /// Inclusive containment test.
   [[nodiscard]] bool contains(double x, double y, double z) const {
-    return x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1] && z >= min[2] &&
-           z <= max[2];
+    return x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1] && z >= min[2] && z <= max[2];
   }
   /// The smallest cube with the same minimum corner that contains this box (octree root).
   [[nodiscard]] Bounds cube() const {

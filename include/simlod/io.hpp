@@ -32,17 +32,17 @@ enum class FileFormat { Las, Laz, Sim, Ply };
 struct FileInfo {
   std::filesystem::path path;
   FileFormat format = FileFormat::Las;
-  std::string version;            ///< "1.2" for LAS/LAZ, "binary_little_endian 1.0" for PLY, "" for SIM
-  int point_format = -1;          ///< LAS point data format 0-10, -1 for other formats
+  std::string version;    ///< "1.2" for LAS/LAZ, "binary_little_endian 1.0" for PLY, "" for SIM
+  int point_format = -1;  ///< LAS point data format 0-10, -1 for other formats
   std::uint32_t record_length = 0;  ///< bytes per point record in the file (LAS/SIM/binary PLY)
-  std::uint64_t point_count = 0;  ///< points the reader will return
-  Bounds bounds;                  ///< file coordinates (from the header; computed for PLY)
+  std::uint64_t point_count = 0;    ///< points the reader will return
+  Bounds bounds;                    ///< file coordinates (from the header; computed for PLY)
   std::array<double, 3> scale{1.0, 1.0, 1.0};   ///< LAS/LAZ only
   std::array<double, 3> offset{0.0, 0.0, 0.0};  ///< LAS/LAZ only
   std::array<double, 3> origin{0.0, 0.0, 0.0};  ///< subtracted from every returned coordinate
-  bool has_color = false;         ///< the file stores RGB (otherwise colours are derived)
-  bool color_16bit = true;        ///< LAS: RGB fields hold 16-bit values (false: 8-bit stored in 16)
-  std::string generator;          ///< LAS "generating software", PLY comment, "" otherwise
+  bool has_color = false;   ///< the file stores RGB (otherwise colours are derived)
+  bool color_16bit = true;  ///< LAS: RGB fields hold 16-bit values (false: 8-bit stored in 16)
+  std::string generator;    ///< LAS "generating software", PLY comment, "" otherwise
   /// Points between positions that PointReader::seek() reaches without decoding what lies
   /// before them: 1 for LAS and SIM, the chunk size for chunked LAZ, 0 when the file can only
   /// be read in order (PLY, LAZ without a chunk table). Parallel loaders split files there.
@@ -73,8 +73,8 @@ class PointReader {
   /// 0 means the end. Throws IoError/InvalidInput naming the file, byte offset and point index
   /// on bad data; points returned by earlier calls stay valid.
   std::size_t read(std::span<Point> out) {
-    const std::size_t n = read_impl(out.first(
-        static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), points_left()))));
+    const std::size_t n = read_impl(
+        out.first(static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), points_left()))));
     points_read_ += n;
     return n;
   }

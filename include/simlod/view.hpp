@@ -51,8 +51,9 @@ struct View {
 
   /// A camera from OpenGL view and projection matrices (column-major). Throws InvalidInput for
   /// non-finite matrices or a zero size.
-  static View from_matrices(const std::array<float, 16>& view, const std::array<float, 16>& projection,
-                            std::uint32_t width, std::uint32_t height);
+  static View from_matrices(const std::array<float, 16>& view,
+                            const std::array<float, 16>& projection, std::uint32_t width,
+                            std::uint32_t height);
 
   /// A perspective camera that sees all of `box` (octree coordinates) from the direction given
   /// by `yaw_degrees` (about +z, 0 = looking along +y) and `pitch_degrees` (down from the

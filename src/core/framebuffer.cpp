@@ -37,16 +37,16 @@ Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend back
                          unsigned cpu_threads) {
   if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxPixels) {
     throw InvalidInput(fmt::format(
-        "framebuffer size {} x {} is invalid: both sides must be > 0 and the pixels <= {}",
-        width, height, kMaxPixels));
+        "framebuffer size {} x {} is invalid: both sides must be > 0 and the pixels <= {}", width,
+        height, kMaxPixels));
   }
   const Backend kind = resolve_backend(backend);
   try {
     store_ = kind == Backend::Cuda ? detail::make_cuda_framebuffer(width, height)
                                    : detail::make_cpu_framebuffer(width, height, cpu_threads);
   } catch (const std::bad_alloc&) {
-    throw CapacityError(fmt::format("not enough host memory for a {} x {} framebuffer", width,
-                                    height));
+    throw CapacityError(
+        fmt::format("not enough host memory for a {} x {} framebuffer", width, height));
   }
 }
 
@@ -89,13 +89,15 @@ void Framebuffer::save_png(const std::filesystem::path& path) const {
 void Framebuffer::wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes) {
   detail::FramebufferStore& s = store();
   if (s.kind() != Backend::Cuda) {
-    throw InvalidInput("wrap_device_rgba8: this framebuffer is on the CPU; only CUDA "
-                       "framebuffers resolve into device buffers");
+    throw InvalidInput(
+        "wrap_device_rgba8: this framebuffer is on the CPU; only CUDA "
+        "framebuffers resolve into device buffers");
   }
   if (d_pixels != nullptr && pitch_bytes < std::size_t{s.width()} * 4) {
-    throw InvalidInput(fmt::format("wrap_device_rgba8: pitch {} bytes is below a row of {} "
-                                   "pixels ({} bytes)",
-                                   pitch_bytes, s.width(), std::size_t{s.width()} * 4));
+    throw InvalidInput(
+        fmt::format("wrap_device_rgba8: pitch {} bytes is below a row of {} "
+                    "pixels ({} bytes)",
+                    pitch_bytes, s.width(), std::size_t{s.width()} * 4));
   }
   s.wrap_device_rgba8(d_pixels, pitch_bytes);
 }

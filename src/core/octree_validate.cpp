@@ -36,8 +36,7 @@ std::size_t find_bad_point(std::span<const Point> batch, const OctreeGeometry& g
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Point& p = batch[i];
     // One branch per point; NaN fails every comparison.
-    if (!(p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f &&
-          p.z <= edge)) {
+    if (!(p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f && p.z <= edge)) {
       return i;
     }
   }

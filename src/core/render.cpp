@@ -36,8 +36,8 @@ RenderJob make_render_job(const View& view, float edge) {
   job.params.edge = edge;
   job.budget = view.point_budget;
   job.blend = view.quality == RenderQuality::High;
-  job.resolve = ResolveSettings{view.background, view.eye_dome_lighting, view.edl_strength,
-                                view.edl_radius};
+  job.resolve =
+      ResolveSettings{view.background, view.eye_dome_lighting, view.edl_strength, view.edl_radius};
   return job;
 }
 
@@ -45,14 +45,16 @@ namespace {
 
 void check_target(const View& view, FramebufferStore& fb, Backend tree) {
   if (fb.kind() != tree) {
-    throw InvalidInput(fmt::format("rasterize: the framebuffer is on the {} backend, the tree on "
-                                   "the {} backend",
-                                   to_string(fb.kind()), to_string(tree)));
+    throw InvalidInput(
+        fmt::format("rasterize: the framebuffer is on the {} backend, the tree on "
+                    "the {} backend",
+                    to_string(fb.kind()), to_string(tree)));
   }
   if (view.width != fb.width() || view.height != fb.height()) {
-    throw InvalidInput(fmt::format("rasterize: view size {} x {} differs from the framebuffer's "
-                                   "{} x {}",
-                                   view.width, view.height, fb.width(), fb.height()));
+    throw InvalidInput(
+        fmt::format("rasterize: view size {} x {} differs from the framebuffer's "
+                    "{} x {}",
+                    view.width, view.height, fb.width(), fb.height()));
   }
 }
 
@@ -74,18 +76,19 @@ RenderStats rasterize(const NodeSnapshot& snapshot, const View& view, Framebuffe
   const Bounds& root = snapshot.nodes[0].bounds;
   const auto edge = static_cast<float>(root.max[0] - root.min[0]);
   if (!(edge > 0.0f) || !std::isfinite(edge)) {
-    throw InvalidInput(fmt::format("rasterize: the snapshot's root edge {} is not a positive "
-                                   "finite number",
-                                   root.max[0] - root.min[0]));
+    throw InvalidInput(
+        fmt::format("rasterize: the snapshot's root edge {} is not a positive "
+                    "finite number",
+                    root.max[0] - root.min[0]));
   }
   for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
     const auto& n = snapshot.nodes[i];
     const std::uint32_t side = n.level < 31 ? 1u << n.level : 0u;
-    if (n.level > 30 || n.position[0] >= side || n.position[1] >= side ||
-        n.position[2] >= side) {
-      throw InvalidInput(fmt::format("rasterize: snapshot node {} has level {} and position "
-                                     "({}, {}, {}) outside its level's grid",
-                                     i, n.level, n.position[0], n.position[1], n.position[2]));
+    if (n.level > 30 || n.position[0] >= side || n.position[1] >= side || n.position[2] >= side) {
+      throw InvalidInput(
+          fmt::format("rasterize: snapshot node {} has level {} and position "
+                      "({}, {}, {}) outside its level's grid",
+                      i, n.level, n.position[0], n.position[1], n.position[2]));
     }
   }
   return detail::render_snapshot(snapshot, detail::make_render_job(view, edge), store);

@@ -36,15 +36,14 @@ void check_size(std::uint32_t width, std::uint32_t height) {
 }  // namespace
 
 View View::look_at(const Vec& position, const Vec& target, const Vec& up, double fov_y_degrees,
-                   std::uint32_t width, std::uint32_t height, double near_plane,
-                   double far_plane) {
+                   std::uint32_t width, std::uint32_t height, double near_plane, double far_plane) {
   check_size(width, height);
   if (!finite(position) || !finite(target) || !finite(up)) {
     throw InvalidInput("look_at: position, target and up must be finite");
   }
   if (!(fov_y_degrees > 0.0 && fov_y_degrees < 180.0)) {
-    throw InvalidInput(fmt::format("look_at: field of view {} degrees is not in (0, 180)",
-                                   fov_y_degrees));
+    throw InvalidInput(
+        fmt::format("look_at: field of view {} degrees is not in (0, 180)", fov_y_degrees));
   }
   if (!(near_plane > 0.0 && far_plane > near_plane && std::isfinite(far_plane))) {
     throw InvalidInput(fmt::format("look_at: near {} and far {} must satisfy 0 < near < far",
@@ -59,9 +58,22 @@ View View::look_at(const Vec& position, const Vec& target, const Vec& up, double
   }
   const Vec s = scaled(side, 1.0 / length(side));
   const Vec u = cross(s, f);
-  std::array<double, 16> v{s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0,
-                           s[2], u[2], -f[2], 0, -dot(s, position), -dot(u, position),
-                           dot(f, position), 1};
+  std::array<double, 16> v{s[0],
+                           u[0],
+                           -f[0],
+                           0,
+                           s[1],
+                           u[1],
+                           -f[1],
+                           0,
+                           s[2],
+                           u[2],
+                           -f[2],
+                           0,
+                           -dot(s, position),
+                           -dot(u, position),
+                           dot(f, position),
+                           1};
   const double t = 1.0 / std::tan(fov_y_degrees * std::numbers::pi / 360.0);
   const double aspect = static_cast<double>(width) / height;
   std::array<double, 16> p{};
@@ -99,8 +111,7 @@ View View::overview(const Bounds& box, std::uint32_t width, std::uint32_t height
   }
   const double yaw = yaw_degrees * std::numbers::pi / 180.0;
   const double pitch = std::clamp(pitch_degrees, -89.9, 89.9) * std::numbers::pi / 180.0;
-  const Vec dir{std::sin(yaw) * std::cos(pitch), std::cos(yaw) * std::cos(pitch),
-                -std::sin(pitch)};
+  const Vec dir{std::sin(yaw) * std::cos(pitch), std::cos(yaw) * std::cos(pitch), -std::sin(pitch)};
   const Vec centre = box.center();
   const double radius = std::max(0.5 * length(box.size()), 1e-6);
   // The sphere around the box fits into the narrower of the two fields of view; then the
@@ -162,8 +173,8 @@ void View::validate() const {
     }
   }
   if (!std::isfinite(lod_threshold) || lod_threshold < 0.0f) {
-    throw InvalidInput(fmt::format("view: lod_threshold {} must be finite and >= 0",
-                                   lod_threshold));
+    throw InvalidInput(
+        fmt::format("view: lod_threshold {} must be finite and >= 0", lod_threshold));
   }
   detail::validate_edl(edl_strength, edl_radius, "view");
 }

@@ -1,13 +1,13 @@
 #include "io/file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
-#include <fmt/std.h>
 
 #include "simlod/error.hpp"
 
@@ -47,8 +47,8 @@ InputFile::InputFile(InputFile&& other) noexcept
 std::size_t InputFile::read_some(std::uint64_t offset, std::span<std::byte> dst) const {
   std::size_t done = 0;
   while (done < dst.size()) {
-    const ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw IoError(fmt::format("read error in '{}' at byte offset {}: {}", path_.string(),
@@ -88,8 +88,8 @@ OutputFile::~OutputFile() {
 void OutputFile::write_at(std::uint64_t offset, std::span<const std::byte> src) {
   std::size_t done = 0;
   while (done < src.size()) {
-    const ssize_t n = ::pwrite(fd_, src.data() + done, src.size() - done,
-                               static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pwrite(fd_, src.data() + done, src.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw IoError(fmt::format("write error in '{}' at byte offset {}: {}", path_.string(),

@@ -29,9 +29,9 @@ FileFormat format_from_extension(const std::filesystem::path& path) {
   if (ext == ".laz") return FileFormat::Laz;
   if (ext == ".sim") return FileFormat::Sim;
   if (ext == ".ply") return FileFormat::Ply;
-  throw InvalidInput(fmt::format(
-      "'{}': unknown point-cloud format '{}' (expected .las, .laz, .sim or .ply)", path.string(),
-      ext.empty() ? std::string("no extension") : ext));
+  throw InvalidInput(
+      fmt::format("'{}': unknown point-cloud format '{}' (expected .las, .laz, .sim or .ply)",
+                  path.string(), ext.empty() ? std::string("no extension") : ext));
 }
 
 void PointReader::seek(std::uint64_t index) {

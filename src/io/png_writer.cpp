@@ -28,13 +28,13 @@ struct PngWriteState {
 void write_png(const std::filesystem::path& path, std::uint32_t width, std::uint32_t height,
                std::span<const std::uint8_t> pixels) {
   if (width == 0 || height == 0) {
-    throw InvalidInput(fmt::format("'{}': image size {}x{} is empty", path.string(), width,
-                                   height));
+    throw InvalidInput(
+        fmt::format("'{}': image size {}x{} is empty", path.string(), width, height));
   }
   const std::size_t expected = std::size_t{width} * height * 4;
   if (pixels.size() != expected) {
-    throw InvalidInput(fmt::format("'{}': {}x{} RGBA8 image needs {} bytes, got {}",
-                                   path.string(), width, height, expected, pixels.size()));
+    throw InvalidInput(fmt::format("'{}': {}x{} RGBA8 image needs {} bytes, got {}", path.string(),
+                                   width, height, expected, pixels.size()));
   }
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
   if (!file) throw IoError(fmt::format("cannot create '{}'", path.string()));

@@ -38,15 +38,23 @@ inline std::uint32_t clamp_u32(std::uint64_t v) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(v, kNil));
 }
 
+/// How far into the arena's gap a batch reached: everything below `low_end` and from
+/// `high_begin` on was granted to it (chunks and backlog; grids and spill).
+struct BatchExtent {
+  std::uint64_t low_end = 0, high_begin = 0;
+};
+
 /// Inserts the `points` points at base.d_batch into the tree whose counters are `old` (as
 /// after the last batch). Returns the expand rounds. All or nothing: throws CapacityError
 /// (from a check, with the tree as before the batch, rolled back where the expansion had
 /// begun) when the batch does not fit. `headroom` = grids granted to the expand rounds after
 /// round 1 beyond round 1's splits; doubled (and kept for later batches) when the rounds ran
-/// out of it, which costs a rollback and a second try of the batch.
+/// out of it, which costs a rollback and a second try of the batch. `extent` (optional)
+/// receives how far the batch reached once its last pass is queued.
 template <class Exec>
 std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& layout,
-                        const Control& old, std::uint32_t points, std::uint64_t& headroom) {
+                        const Control& old, std::uint32_t points, std::uint64_t& headroom,
+                        BatchExtent* extent = nullptr) {
   const std::uint32_t old_nodes = old.node_count;
   for (;;) {
     TreeView v = base;
@@ -135,6 +143,7 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
     fault_point("allocate");
     exec.insert(v);
     fault_point("insert");
+    if (extent != nullptr) *extent = BatchExtent{ig.floor, eg.ceiling};
     return rounds;
   }
 }

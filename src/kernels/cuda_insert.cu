@@ -113,7 +113,11 @@ void CudaBackend::insert_batch(std::span<const Point> batch, UpdateStats& stats)
   SIMLOD_CUDA_CHECK(cudaEventRecord(uploaded_.get(), s));
   CudaExec exec(arena_, base_, s, static_cast<Control*>(control_host_.get()));
   try {
-    stats.split_rounds = run_batch(exec, base_, layout_, control_, n, headroom_);
+    BatchExtent extent;
+    stats.split_rounds = run_batch(exec, base_, layout_, control_, n, headroom_, &extent);
+    // While the last passes run, back the memory the next batches will likely need, so that
+    // they do not wait for it (kernels/device_arena.cuh).
+    arena_.back_ahead(extent.low_end, extent.high_begin);
   } catch (...) {
     (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error (or this backend)
     throw;

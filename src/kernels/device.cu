@@ -44,8 +44,8 @@ std::string cuda_device_description() {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return {};
   return std::string(prop.name) + ", compute capability " + std::to_string(prop.major) + "." +
-         std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) +
-         " SMs, " + std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+         std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
+         std::to_string(prop.totalGlobalMem >> 20) + " MiB";
 }
 
 }  // namespace simlod

@@ -174,6 +174,19 @@ void DeviceArena::ensure(std::uint64_t low_end, std::uint64_t high_begin) {
   }
 }
 
+void DeviceArena::back_ahead(std::uint64_t low_end, std::uint64_t high_begin) {
+  if (granule_ == 0) return;
+  const std::uint64_t margin = std::max(kArenaGrowBytes, backed() / 4);
+  const std::uint64_t low = low_end + margin;
+  const std::uint64_t high = high_begin > margin ? high_begin - margin : 0;
+  if (low <= low_ && high >= high_) return;  // the margin is there
+  try {
+    ensure(low, high);
+  } catch (const CapacityError&) {
+    // The device has no memory to spare now; a batch that needs it will say so.
+  }
+}
+
 void DeviceArena::back(std::uint64_t from, std::uint64_t to) {
   if (to <= from) return;
   const auto start = std::chrono::steady_clock::now();

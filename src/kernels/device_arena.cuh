@@ -36,6 +36,11 @@ class DeviceArena {
   [[nodiscard]] std::uint64_t steps() const { return steps_; }
   [[nodiscard]] double step_ms() const { return step_ms_; }
 
+  /// Keeps a margin backed beyond [0, low_end) and [high_begin, size): a quarter of what is
+  /// backed, at least kArenaGrowBytes per end. Meant for while the device is busy (the driver
+  /// calls then overlap with kernels); a device without memory for it is not an error here.
+  void back_ahead(std::uint64_t low_end, std::uint64_t high_begin);
+
   /// Backs [0, low_end) and [high_begin, size) with memory (what is backed stays). Throws
   /// CapacityError, with nothing changed, when the device has no memory left for it.
   void ensure(std::uint64_t low_end, std::uint64_t high_begin);

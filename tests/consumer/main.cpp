@@ -1,7 +1,6 @@
 // Uses the installed public headers and library: generate a scene, write it, read it back.
-#include <simlod/simlod.hpp>
-
 #include <cstdio>
+#include <simlod/simlod.hpp>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -20,8 +19,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "round trip through %s changed the points\n", argv[1]);
     return 1;
   }
-  std::printf("consumer ok: %zu points, backend %s\n", back.size(),
-              std::string(simlod::to_string(simlod::resolve_backend(simlod::Backend::Auto)))
-                  .c_str());
+  std::printf(
+      "consumer ok: %zu points, backend %s\n", back.size(),
+      std::string(simlod::to_string(simlod::resolve_backend(simlod::Backend::Auto))).c_str());
   return 0;
 }

@@ -19,8 +19,8 @@ TEST(RenderProjection, PointLandsOnThePixelOfTheFormula) {
   const Point p{2.3f, 5.6f, 1.0f, kRed};
   Octree tree = leaf_tree(std::span(&p, 1));
   // Perspective camera: the pixel from the documented formula, evaluated here in double.
-  const View view = View::look_at({4.0, -6.0, 9.0}, {4.0, 4.0, 0.0}, {0.0, 0.0, 1.0}, 50.0, 97,
-                                  61, 0.5, 100.0);
+  const View view =
+      View::look_at({4.0, -6.0, 9.0}, {4.0, 4.0, 0.0}, {0.0, 0.0, 1.0}, 50.0, 97, 61, 0.5, 100.0);
   const std::array<float, 16> m = view.view_projection();
   double clip[4];
   for (int r = 0; r < 4; ++r) {
@@ -77,9 +77,9 @@ TEST(RenderProjection, EqualDepthTieGoesToTheSmallerColourValue) {
 }
 
 TEST(RenderProjection, SamplesOutsideTheViewAreClipped) {
-  const std::vector<Point> pts{{1.0f, 1.0f, 1.0f, kRed},     // off the image (x < 2)
-                               {5.5f, 5.5f, 7.9f, kBlue},    // inside
-                               {5.0f, 6.0f, 0.2f, kRed}};    // beyond the far plane
+  const std::vector<Point> pts{{1.0f, 1.0f, 1.0f, kRed},   // off the image (x < 2)
+                               {5.5f, 5.5f, 7.9f, kBlue},  // inside
+                               {5.0f, 6.0f, 0.2f, kRed}};  // beyond the far plane
   Octree tree = leaf_tree(pts);
   // Top view of [2, 8]^2 from z = 100 with depth range 92 .. 99.5: z in (0.5, 8).
   const View view = View::from_matrices(top_down(100.0f), ortho(2, 8, 2, 8, 92.0f, 99.5f), 6, 6);
@@ -178,9 +178,9 @@ TEST(RenderProjection, EyeDomeLightingDarkensPixelsBehindTheirNeighbours) {
   for (std::size_t i = 0; i < depth.size(); ++i) top = depth[i] < depth[top] ? i : top;
   const std::uint32_t col = top % 8, row = static_cast<std::uint32_t>(top / 8);
   ASSERT_GT(col, 0u);
-  EXPECT_LT(red_of(pixel_at(image, 8, col - 1, row)), 200u);  // behind the column
+  EXPECT_LT(red_of(pixel_at(image, 8, col - 1, row)), 200u);          // behind the column
   EXPECT_EQ(pixel_at(image, 8, col, row), pack_rgba(200, 200, 200));  // nearest: no darkening
-  EXPECT_EQ(pixel_at(image, 8, 0, 0), pack_rgba(200, 200, 200));    // flat and far from it
+  EXPECT_EQ(pixel_at(image, 8, 0, 0), pack_rgba(200, 200, 200));      // flat and far from it
 }
 
 TEST(RenderErrors, ViewAndFramebufferMustMatch) {

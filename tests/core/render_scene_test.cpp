@@ -50,7 +50,8 @@ TEST(RenderScene, MatchesTheStoredReferenceImage) {
   ASSERT_EQ(ref.width, kWidth);
   ASSERT_EQ(ref.height, kHeight);
   const std::size_t pixels = std::size_t{kWidth} * kHeight;
-  const std::size_t cov = covered(image, pack_rgba(0, 0, 0)), ref_cov = covered(ref.rgba, pack_rgba(0, 0, 0));
+  const std::size_t cov = covered(image, pack_rgba(0, 0, 0)),
+                    ref_cov = covered(ref.rgba, pack_rgba(0, 0, 0));
   EXPECT_GT(stats.samples(), 1000u);
   EXPECT_GT(cov, pixels / 5) << "the scene should fill a good part of the picture";
   // Tolerance: with this compiler the image is reproduced bit for bit (the octree is built on

@@ -35,8 +35,7 @@ inline std::array<float, 16> top_down(float height) {
 /// A top-down orthographic view of [x0, x1] x [y0, y1] from z = 100 (depth range 0.5 .. 200).
 inline View top_view(float x0, float x1, float y0, float y1, std::uint32_t width,
                      std::uint32_t height) {
-  return View::from_matrices(top_down(100.0f), ortho(x0, x1, y0, y1, 0.5f, 200.0f), width,
-                             height);
+  return View::from_matrices(top_down(100.0f), ortho(x0, x1, y0, y1, 0.5f, 200.0f), width, height);
 }
 
 /// A tree of one leaf holding `points` (CPU backend) over the cube [0, edge]^3.

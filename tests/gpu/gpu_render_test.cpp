@@ -38,8 +38,8 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
   const auto c = box.center();
   const auto sz = box.size();
   const View close = View::look_at({c[0], c[1] - 0.12 * sz[0], box.min[2] + 0.8 * sz[2]},
-                                   {c[0], c[1] + 0.05 * sz[0], box.min[2] + 0.2 * sz[2]},
-                                   {0, 0, 1}, 60.0, kWidth, kHeight, 0.1, 3000.0);
+                                   {c[0], c[1] + 0.05 * sz[0], box.min[2] + 0.2 * sz[2]}, {0, 0, 1},
+                                   60.0, kWidth, kHeight, 0.1, 3000.0);
   std::vector<std::pair<std::string, View>> out;
   for (const auto& [name, base] : {std::pair{"overview", overview}, std::pair{"closeup", close}}) {
     for (float t : {0.0f, 32.0f, 128.0f}) {
@@ -58,22 +58,22 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
   edl.eye_dome_lighting = true;
   out.emplace_back("overview edl", edl);
   // Straight down, orthographic (depth = (z/w + 1) / 2), over the whole box.
-  const std::array<float, 16> eye{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
-                                  0, 0, -static_cast<float>(box.max[2] + 10.0), 1};
-  View top = View::from_matrices(
-      eye,
-      ortho(static_cast<float>(box.min[0]), static_cast<float>(box.max[0]),
-            static_cast<float>(box.min[1]), static_cast<float>(box.max[1]), 1.0f,
-            static_cast<float>(box.size()[2] + 20.0)),
-      kWidth, kHeight);
+  const std::array<float, 16> eye{
+      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -static_cast<float>(box.max[2] + 10.0), 1};
+  View top =
+      View::from_matrices(eye,
+                          ortho(static_cast<float>(box.min[0]), static_cast<float>(box.max[0]),
+                                static_cast<float>(box.min[1]), static_cast<float>(box.max[1]),
+                                1.0f, static_cast<float>(box.size()[2] + 20.0)),
+                          kWidth, kHeight);
   top.lod_threshold = 64.0f;
   out.emplace_back("top-down orthographic", top);
   return out;
 }
 
 /// Pixels whose channels differ by more than `tolerance`.
-std::size_t differing_beyond(const std::vector<std::uint8_t>& a,
-                             const std::vector<std::uint8_t>& b, int tolerance) {
+std::size_t differing_beyond(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
+                             int tolerance) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < a.size(); i += 4) {
     for (int k = 0; k < 4; ++k) {
@@ -126,8 +126,8 @@ TEST(GpuRender, CudaAndCpuOctreesGiveTheSameDepthAndPoints) {
   SIMLOD_REQUIRE_GPU();
   const Scene& s = synth_scene(2'000'000, synth::Order::Scan);
   const GpuScene g = gpu_scene(2'000'000, synth::Order::Scan, 250'000);
-  const Octree cpu_tree = build(s.bounds, on_backend(OctreeConfig{}, Backend::Cpu), s.points,
-                                250'000);
+  const Octree cpu_tree =
+      build(s.bounds, on_backend(OctreeConfig{}, Backend::Cpu), s.points, 250'000);
   Framebuffer gpu(kWidth, kHeight, Backend::Cuda), cpu(kWidth, kHeight, Backend::Cpu);
   const std::size_t pixels = std::size_t{kWidth} * kHeight;
   for (const auto& [name, view] : views(g.box)) {
@@ -210,9 +210,9 @@ TEST(GpuRender, ResolvesIntoAWrappedDeviceBuffer) {
   EXPECT_EQ(mine, own);
   EXPECT_EQ(fb.download(), own);
   std::vector<std::uint8_t> padding(60);
-  ASSERT_EQ(cudaMemcpy(padding.data(), static_cast<std::uint8_t*>(d) + w * 4, 60,
-                       cudaMemcpyDeviceToHost),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(padding.data(), static_cast<std::uint8_t*>(d) + w * 4, 60, cudaMemcpyDeviceToHost),
+      cudaSuccess);
   EXPECT_EQ(padding, std::vector<std::uint8_t>(60, 0x7F));  // nothing written past a row
   fb.wrap_device_rgba8(nullptr, 0);
   EXPECT_EQ(fb.download(), own);

@@ -73,9 +73,8 @@ TEST(LazBadInput, TruncatedFileIsRejectedAtOpen) {
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   // Without this check LASzip decodes garbage past the end (and can crash) while seeking.
   for (const unsigned threads : {1u, 3u}) {
-    expect_error<InvalidInput>(
-        [&] { (void)open_reader(path, {.origin = {}, .threads = threads}); },
-        {path.string(), "truncated", "LAZ chunk table", "byte offset"});
+    expect_error<InvalidInput>([&] { (void)open_reader(path, {.origin = {}, .threads = threads}); },
+                               {path.string(), "truncated", "LAZ chunk table", "byte offset"});
   }
   expect_error<InvalidInput>([&] { (void)read_info(path); }, {"truncated"});
 }

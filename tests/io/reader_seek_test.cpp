@@ -40,7 +40,6 @@ void expect_seek_matches(const std::filesystem::path& path, std::vector<std::uin
   EXPECT_EQ(reader->points_left(), 0u);
 }
 
-
 TEST(ReaderSeek, LasAndSimSeekToAnyPoint) {
   TempDir dir;
   for (const char* name : {"s.las", "s.sim"}) {

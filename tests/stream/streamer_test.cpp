@@ -17,8 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-
-
 void expect_streams_like_direct_inserts(const std::filesystem::path& file, std::uint32_t batch,
                                         std::uint32_t first) {
   const StreamConfig config = cpu_stream(batch, first);

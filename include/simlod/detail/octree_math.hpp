@@ -69,8 +69,9 @@ SIMLOD_HD float cell_centre_axis(std::uint32_t node_pos, std::uint32_t cell_coor
                                  std::uint32_t level, std::uint32_t grid_bits, float cube_edge) {
   const std::uint32_t shift = kQuantBits - level - grid_bits;
   // In units of 2^-(kQuantBits + 1) edges: 2 * lower corner + one cell width.
-  const std::uint64_t twice = (static_cast<std::uint64_t>((node_pos << grid_bits) | cell_coord)
-                               << (shift + 1)) + (std::uint64_t{1} << shift);
+  const std::uint64_t twice =
+      (static_cast<std::uint64_t>((node_pos << grid_bits) | cell_coord) << (shift + 1)) +
+      (std::uint64_t{1} << shift);
   constexpr double kUnit = 1.0 / static_cast<double>(std::uint64_t{1} << (kQuantBits + 1));
   return static_cast<float>(static_cast<double>(twice) * kUnit * static_cast<double>(cube_edge));
 }

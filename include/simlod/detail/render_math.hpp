@@ -68,7 +68,7 @@ SIMLOD_HD float float_of(std::uint32_t u) {
 /// Everything a renderer needs to know about the view: 112 bytes, trivially copyable (kernels
 /// receive it by value).
 struct RenderParams {
-  float mvp[16];              ///< projection * view, column-major
+  float mvp[16];  ///< projection * view, column-major
   std::uint32_t width, height;
   float half_width, half_height;  ///< width / 2, height / 2 (exact)
   float threshold;                ///< LOD threshold in pixels (before a budget raises it)
@@ -135,7 +135,8 @@ SIMLOD_HD std::uint32_t choose_budget_step(const std::uint64_t* hist, std::uint6
 /// kBlendDepthFactor times the nearest depth (`nearest` is the pixel's word after pass one).
 SIMLOD_HD bool blends(std::uint64_t word, std::uint64_t nearest) {
   const float depth = float_of(static_cast<std::uint32_t>(word >> 32));
-  const float limit = mul_rn(float_of(static_cast<std::uint32_t>(nearest >> 32)), kBlendDepthFactor);
+  const float limit =
+      mul_rn(float_of(static_cast<std::uint32_t>(nearest >> 32)), kBlendDepthFactor);
   return depth <= limit;
 }
 
