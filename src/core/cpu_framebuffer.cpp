@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "simlod/detail/render_math.hpp"
+#include "core/render_math.hpp"
 
 namespace simlod::detail::cpu {
 namespace {

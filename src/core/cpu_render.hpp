@@ -5,7 +5,7 @@
 //   template <class Fn> void for_each_span(std::size_t i, Fn fn) const;
 //                                                     fn(const Point*, std::size_t) per run of
 //                                                     the node's samples
-// The per-node and per-sample arithmetic is the CUDA renderer's (simlod/detail/render_math.hpp).
+// The per-node and per-sample arithmetic is the CUDA renderer's (core/render_math.hpp).
 #pragma once
 
 #include <array>

@@ -8,7 +8,7 @@
 #include <new>
 
 #include "core/framebuffer_store.hpp"
-#include "simlod/detail/render_math.hpp"
+#include "core/render_math.hpp"
 #include "simlod/error.hpp"
 #include "simlod/image.hpp"
 

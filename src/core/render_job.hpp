@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "core/framebuffer_store.hpp"
-#include "simlod/detail/render_math.hpp"
+#include "core/render_math.hpp"
 #include "simlod/render.hpp"
 
 namespace simlod::detail {

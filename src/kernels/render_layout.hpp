@@ -9,7 +9,7 @@
 //   offset 16  uint64 leaves      drawn leaves
 //   offset 24  uint64 points      samples of the drawn leaves
 //   offset 32  uint64 voxels      samples of the drawn inner nodes
-//   offset 40  uint64 hist[65]    samples drawn at budget step k (simlod/detail/render_math.hpp)
+//   offset 40  uint64 hist[65]    samples drawn at budget step k (core/render_math.hpp)
 //
 // Scratch that grows with the tree: ranges, float2 per node (DrawRange: lo, hi); the chunk
 // work list, uint2 per chunk of the drawn nodes (chunk id, samples in it), at most one entry
@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "simlod/detail/render_math.hpp"
+#include "core/render_math.hpp"
 
 namespace simlod::detail::cuda {
 

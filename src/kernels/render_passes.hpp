@@ -1,6 +1,6 @@
 // The passes of one frame of the CUDA renderer, launched on the framebuffer's stream; none
 // synchronises. `nodes` is the node count of the tree (host copy after the last batch).
-//   ranges:  a thread per node: DrawRange (simlod/detail/render_math.hpp) into the scratch,
+//   ranges:  a thread per node: DrawRange (core/render_math.hpp) into the scratch,
 //            and with a budget the samples per budget step into RenderCounters::hist
 //   choose:  one thread: the threshold (raised by the budget)
 //   collect: a thread per node: a drawn node is counted and walks its chunk list, appending

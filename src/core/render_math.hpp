@@ -6,6 +6,8 @@
 // Framebuffer word of a pixel: (float bits of depth) << 32 | rgba; the empty value is all
 // ones. Depths are >= 0, whose float bits order like the floats, so the 64-bit minimum keeps
 // the nearest sample, and among equally near ones the smaller rgba value.
+//
+// Internal (not installed): the renderer's arithmetic is not part of the API.
 #pragma once
 
 #include <cstdint>
