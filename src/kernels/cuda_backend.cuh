@@ -25,6 +25,7 @@
 #include "kernels/cuda_resources.cuh"
 #include "kernels/device_arena.cuh"
 #include "kernels/tree_view.hpp"
+#include "kernels/tuning.hpp"
 
 namespace simlod::detail::cuda {
 
@@ -69,16 +70,17 @@ class CudaBackend final : public OctreeBackend {
   StreamHandle stream_;
   EventHandle started_, uploaded_, done_;
   TreeView base_;  ///< pointers and parameters; per-batch fields are filled in
-  /// Batch buffers: [0] in the arena, [1] beside it. While the kernels of a batch read one,
-  /// the next batch's prefetch copies into the other; each remembers the span it holds until a
-  /// batch consumes it, so that a prefetch made before the previous batch ran is still found.
+  /// Batch buffers: [0] in the arena, the others in one allocation beside it. While the
+  /// kernels of a batch read one, the prefetches of the next batches copy into the others; each
+  /// remembers the span it holds until a batch consumes it, so that a prefetch made before the
+  /// previous batch ran is still found.
   struct BatchBuffer {
     Point* d = nullptr;
     std::span<const Point> pending;  ///< prefetched and not yet consumed (empty: free)
     std::uint64_t order = 0;         ///< when `pending` was prefetched (the oldest is reused)
     EventHandle copied;              ///< recorded on copy_stream_ after its copy
   };
-  BatchBuffer buffers_[2];
+  BatchBuffer buffers_[kBatchBuffers];
   std::uint64_t prefetches_ = 0;
   DeviceMemory second_batch_;
   StreamHandle copy_stream_;

@@ -1,6 +1,7 @@
-// CUDA backend: the asynchronous upload of coming batches (OctreeBackend::prefetch). Two batch
-// buffers: while the kernels of batch k read one, batch k+1 is copied into the other on a
-// second stream; insert_batch() of batch k+1 makes the main stream wait for that copy only.
+// CUDA backend: the asynchronous upload of coming batches (OctreeBackend::prefetch).
+// kBatchBuffers batch buffers: while the kernels of batch k read one, batches k+1 and k+2 are
+// copied into the others on a second stream, back to back; insert_batch() of batch k+1 makes
+// the main stream wait for its copy only.
 // A buffer holds its prefetched span until a batch consumes it, so the usual order of a
 // streaming loop (prefetch k+1, then insert k, which was prefetched the frame before) finds
 // both batches in flight instead of uploading k again in line.
@@ -21,14 +22,17 @@ void CudaBackend::reserve_second_batch_buffer() {
   // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming
   // waits behind the loaders' page-locking of ring buffers (hundreds of milliseconds).
   void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, std::size_t{layout_.max_batch} * sizeof(Point));
+  const std::size_t points = std::size_t{layout_.max_batch};
+  const cudaError_t err = cudaMalloc(&p, (kBatchBuffers - 1) * points * sizeof(Point));
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     return;
   }
-  check_cuda(err, "cudaMalloc(second batch buffer)", __FILE__, __LINE__);
+  check_cuda(err, "cudaMalloc(batch buffers)", __FILE__, __LINE__);
   second_batch_ = DeviceMemory(p);
-  buffers_[1].d = static_cast<Point*>(p);
+  for (int i = 1; i < kBatchBuffers; ++i) {
+    buffers_[i].d = static_cast<Point*>(p) + (i - 1) * points;
+  }
   cudaStream_t stream = nullptr;
   SIMLOD_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   copy_stream_ = StreamHandle(stream);
@@ -41,7 +45,7 @@ void CudaBackend::reserve_second_batch_buffer() {
 
 int CudaBackend::buffer_to_fill() const {
   int best = -1;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kBatchBuffers; ++i) {
     if (buffers_[i].d == nullptr) continue;
     if (buffers_[i].pending.empty()) return i;
     if (best < 0 || buffers_[i].order < buffers_[best].order) best = i;
@@ -51,7 +55,7 @@ int CudaBackend::buffer_to_fill() const {
 
 void CudaBackend::prefetch(std::span<const Point> batch) {
   if (batch.empty() || batch.size() > layout_.max_batch) return;  // insert_batch() reports it
-  if (buffers_[1].d == nullptr) return;  // no room for a second buffer: upload in line
+  if (buffers_[1].d == nullptr) return;  // no room for more buffers: upload in line
   for (const BatchBuffer& b : buffers_) {
     if (same(b.pending, batch)) return;  // already on its way
   }

@@ -9,6 +9,14 @@
 #include "stream/streamer_impl.hpp"
 
 namespace simlod {
+namespace {
+
+/// Batches after the one being inserted whose uploads are started: the CUDA backend keeps the
+/// batch in use and two more in its device buffers (kBatchBuffers in kernels/tuning.hpp); a
+/// third would evict the oldest, the batch about to be inserted.
+constexpr std::size_t kPrefetchAhead = 2;
+
+}  // namespace
 
 Streamer::Streamer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Streamer::Streamer(Streamer&&) noexcept = default;
@@ -71,12 +79,19 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
   };
   /// Starts the upload of batch `b` when it is ready and not started yet.
   auto prefetch = [&](std::size_t b) {
-    if (b >= s.plan.batches.size() || b == s.prefetched_batch) return;
+    if (b >= s.plan.batches.size()) return;
+    if (s.prefetched.size() < s.plan.batches.size()) s.prefetched.resize(s.plan.batches.size());
+    if (s.prefetched[b]) return;
     const auto entry = s.ring->ready(b);
     if (!entry || entry->error || entry->points.empty()) return;
     tree.backend->prefetch(entry->points);
-    s.prefetched_batch = b;
+    s.prefetched[b] = true;
     s.points_uploaded += entry->points.size();
+  };
+  /// The batches after `b` whose copies may run while b is inserted (the backend keeps
+  /// kPrefetchAhead of them in flight).
+  auto prefetch_after = [&](std::size_t b) {
+    for (std::size_t k = 1; k <= kPrefetchAhead; ++k) prefetch(b + k);
   };
   /// Moves past batch `b`: frees its slot, counts its file.
   auto advance = [&](std::size_t b) {
@@ -120,10 +135,10 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }
-    if (b != s.prefetched_batch) {
+    if (b >= s.prefetched.size() || !s.prefetched[b]) {
       s.points_uploaded += entry->points.size();  // uploaded in line by insert_batch()
     }
-    prefetch(b + 1);  // copied while this batch's kernels run
+    prefetch_after(b);  // copied while this batch's kernels run
     const auto before = Clock::now();
     std::size_t inserted = 0;
     try {
@@ -152,7 +167,10 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     advance(b);
     if (budget_ms > 0.0 && elapsed_ms() >= budget_ms) break;
   }
-  if (!s.cancelled) prefetch(s.next_batch);  // overlaps with the frame's rendering
+  if (!s.cancelled) {  // copies that overlap with the frame's rendering
+    prefetch(s.next_batch);
+    prefetch_after(s.next_batch);
+  }
   finish();
   return stats;
 }

@@ -1,7 +1,7 @@
-// Prefetching (OctreeBackend::prefetch): a streaming loop prefetches batch k+1 before it inserts
-// batch k, which it prefetched the frame before. Both must stay in flight: batch k reaches the
-// tree from its prefetched copy, not from a second upload. Proof: the host data of each batch
-// is overwritten after its prefetch finished, and the tree still holds the original points.
+// Prefetching (OctreeBackend::prefetch): a streaming loop prefetches batches k+1 and k+2 before
+// it inserts batch k, which it prefetched the frame before. All three must stay in flight: batch k
+// reaches the tree from its prefetched copy, not from a second upload. Proof: the host data of each
+// batch is overwritten after its prefetch finished, and the tree still holds the original points.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -29,8 +29,8 @@ TEST(GpuPrefetch, EveryPrefetchedBatchReachesTheTreeAsPrefetched) {
   UpdateStats stats;
   backend.prefetch(host[0]);
   for (std::size_t k = 0; k < host.size(); ++k) {
-    if (k + 1 < host.size()) backend.prefetch(host[k + 1]);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // both copies have landed
+    for (std::size_t a = k + 1; a <= k + 2 && a < host.size(); ++a) backend.prefetch(host[a]);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the copies have landed
     // A re-upload would now read this: every point moved to the cube's origin.
     const std::vector<Point> original = host[k];
     for (Point& p : host[k]) p = Point{0.0f, 0.0f, 0.0f, 0};
