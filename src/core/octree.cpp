@@ -96,20 +96,11 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
       batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(inserted));
       finish();
       throw;
-    } catch (const InvalidInput&) {
-      // Refused before anything changed (e.g. larger than max_batch_points): drop the batch so
-      // that later batches can still go in.
+    } catch (...) {
+      // Refused before anything changed (InvalidInput), or the octree failed (insert_in_pieces
+      // put it into the failed state): drop the batch so that later batches can still go in.
       s.queue.pop_front();
       finish();
-      throw;
-    } catch (const std::exception& e) {
-      // A CUDA or internal error in the middle of the batch: the tree may be half-written.
-      finish();
-      detail::fail(s, e.what());
-      throw;
-    } catch (...) {
-      finish();
-      detail::fail(s, "an unknown exception");
       throw;
     }
     if (s.spare.size() < kSpareBuffers) s.spare.push_back(std::move(s.queue.front()));
@@ -158,6 +149,8 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
     const std::size_t n = std::min(piece, batch.size() - inserted);
     try {
       s.backend->insert_batch(batch.subspan(inserted, n), stats);
+    } catch (const InvalidInput&) {
+      throw;  // refused before anything changed
     } catch (const CapacityError& e) {
       // All or nothing: the octree is as before this piece. Halve it until it fits; a single
       // point that does not fit means the device (or the reserve) is full.
@@ -169,6 +162,12 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
       piece = (n + 1) / 2;
       split = true;
       continue;
+    } catch (const std::exception& e) {
+      fail(s, e.what());  // a CUDA or internal error mid-batch: the tree may be half-written
+      throw;
+    } catch (...) {
+      fail(s, "an unknown exception");
+      throw;
     }
     inserted += n;
   }

@@ -35,7 +35,8 @@ struct OctreeAccess {
 /// Inserts a validated batch: all at once, or, when the backend refuses it with CapacityError
 /// (all or nothing), in halves until the pieces fit. `inserted` = points of the batch in the
 /// octree when it returns or throws; throws CapacityError when a single point does not fit
-/// (the device or the reserve is full), other errors as the backend does.
+/// (the device or the reserve is full), other errors as the backend does: any but
+/// InvalidInput first puts the octree into the failed state (fail()).
 void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
                       std::size_t& inserted);
 

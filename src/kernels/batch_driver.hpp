@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "core/fault_injection.hpp"
 #include "kernels/arena_layout.hpp"
@@ -111,13 +112,8 @@ std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& lay
       if (after.need != 0) {
         exec.rollback(v, old_nodes, split_bound, old);
         if (eg.grids < before.plan.splits + headroom) {  // the gap or a table was the limit
-          throw CapacityError(
-              "a batch of " + std::to_string(points) +
-              " points does not fit into the octree's device memory reserve: its expansion "
-              "needs more than the " +
-              std::to_string(eg.grids) +
-              " occupancy grids that fit; the batch was not inserted (insert smaller batches, "
-              "or raise memory_bytes or memory_fraction)");
+          refuse(points, "its expansion needs more than the " + std::to_string(eg.grids) +
+                             " occupancy grids that fit");
         }
         headroom = 2 * (headroom + before.plan.splits);
         continue;

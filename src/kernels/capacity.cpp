@@ -20,14 +20,6 @@ std::uint64_t align_down(std::uint64_t v) { return v / kArenaAlign * kArenaAlign
 // Ids and per-pass counts are uint32 with kNil reserved.
 constexpr std::uint64_t kIdLimit = kNil - 1;
 
-[[noreturn]] void refuse(std::uint64_t points, const std::string& why) {
-  throw CapacityError(fmt::format(
-      "a batch of {} points does not fit into the octree's device memory reserve: {}; the "
-      "batch was not inserted (insert smaller batches, or raise memory_bytes or "
-      "memory_fraction)",
-      points, why));
-}
-
 std::uint64_t low_end(const ArenaLayout& layout, const TreeCounters& tree) {
   return layout.dynamic_begin + tree.chunk_top * layout.chunk_bytes;
 }
@@ -38,6 +30,14 @@ std::uint64_t grid_floor(const ArenaLayout& layout, std::uint64_t grids) {
 }
 
 }  // namespace
+
+void refuse(std::uint64_t points, const std::string& why) {
+  throw CapacityError(fmt::format(
+      "a batch of {} points does not fit into the octree's device memory reserve: {}; the "
+      "batch was not inserted (insert smaller batches, or raise memory_bytes or "
+      "memory_fraction)",
+      points, why));
+}
 
 std::uint64_t arena_gap(const ArenaLayout& layout, const TreeCounters& tree) {
   const std::uint64_t low = low_end(layout, tree);

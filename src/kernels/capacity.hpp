@@ -48,7 +48,6 @@ SIMLOD_HD void plan_leaf(PlanSums& s, const PlanParams& p, std::uint32_t level,
                          std::uint64_t stored, std::uint64_t chunks, std::uint64_t counted) {
   const std::uint64_t total = stored + counted;
   s.leaves += 1;
-  s.level_sum += level;
   s.max_total = total > s.max_total ? total : s.max_total;
   if (total <= p.max_points_per_leaf || level >= p.max_depth) {
     s.counted += counted;
@@ -100,6 +99,9 @@ struct InsertGrant {
                                        const TreeCounters& after, const ExpandGrant& expand,
                                        const ArenaLayout& layout, const PlanParams& params,
                                        std::uint64_t points);
+
+/// Throws the CapacityError of a refused batch of `points` points, saying `why`.
+[[noreturn]] void refuse(std::uint64_t points, const std::string& why);
 
 /// Free arena bytes between the chunks and the grids.
 [[nodiscard]] std::uint64_t arena_gap(const ArenaLayout& layout, const TreeCounters& tree);

@@ -75,7 +75,7 @@ struct alignas(16) VoxelRecord {
 /// Sums over the leaves a batch reaches, reduced twice: after round 1 of expand (splits and
 /// spill of round 1 are exact) and after the last round (no leaf splits any more, so the
 /// point chunks are exact and the voxels bounded); the capacity check places and grants the
-/// batch's memory from them (kernels/capacity.hpp). 80 bytes, alignment 8.
+/// batch's memory from them (kernels/capacity.hpp). 72 bytes, alignment 8.
 struct PlanSums {
   std::uint64_t splits = 0;        ///< leaves over the limit (they split in this round)
   std::uint64_t spill = 0;         ///< points those leaves store (they move to the spill buffer)
@@ -84,7 +84,6 @@ struct PlanSums {
   std::uint64_t point_chunks = 0;  ///< new chunks of the leaves that do not split (exact)
   std::uint64_t point_nodes = 0;   ///< leaves that receive points and do not split
   std::uint64_t voxels = 0;        ///< bound: voxels emitted (one per inner ancestor and point)
-  std::uint64_t level_sum = 0;     ///< sum of the reached leaves' levels (inner ancestors)
   std::uint64_t max_total = 0;     ///< largest stored + counted of a reached leaf
   std::uint64_t leaves = 0;        ///< leaves reached
 };
@@ -108,15 +107,15 @@ struct alignas(16) Control {
   std::uint32_t backlog_count;  ///< offset 68: voxels emitted
   std::uint32_t ordinals;       ///< offset 72: chunks handed to nodes (pool first, then arena)
   std::uint32_t touched;        ///< offset 76: entries in d_touched (kNil: a leaf that split)
-  PlanSums plan;                ///< offset 80 .. 159
-  std::uint32_t round_splits;   ///< offset 160: leaves split in the current round (d_splits)
-  std::uint32_t extra_rounds;   ///< offset 164: expand rounds started after round 1
-  std::uint32_t expand_done;    ///< offset 168: set when a round split nothing (or a grant ran out)
-  std::uint32_t split_base;     ///< offset 172: split entries of the rounds before this one
-  std::uint32_t need;           ///< offset 176: kNeed* bits: a grant ran out (batch rolled back)
-  std::uint32_t batch_pad[19];  ///< offset 180 .. 255
-  PlanSums last;                ///< offset 256 .. 335: the plan after the last expand round
-  std::uint32_t batch_pad2[4];  ///< offset 336 .. 351
+  PlanSums plan;                ///< offset 80 .. 151
+  std::uint32_t round_splits;   ///< offset 152: leaves split in the current round (d_splits)
+  std::uint32_t extra_rounds;   ///< offset 156: expand rounds started after round 1
+  std::uint32_t expand_done;    ///< offset 160: set when a round split nothing (or a grant ran out)
+  std::uint32_t split_base;     ///< offset 164: split entries of the rounds before this one
+  std::uint32_t need;           ///< offset 168: kNeed* bits: a grant ran out (batch rolled back)
+  std::uint32_t batch_pad[21];  ///< offset 172 .. 255
+  PlanSums last;                ///< offset 256 .. 327: the plan after the last expand round
+  std::uint32_t batch_pad2[6];  ///< offset 328 .. 351
 };
 
 /// Control::overflow bits: a reservation from the capacity check was exceeded (a bug in the
@@ -146,13 +145,13 @@ static_assert(offsetof(DeviceNode, level) == 12 && offsetof(DeviceNode, tail) ==
 static_assert(sizeof(NodeLink) == 8 && offsetof(NodeLink, grid) == 4);
 static_assert(sizeof(SplitEntry) == 32 && offsetof(SplitEntry, tail) == 28);
 static_assert(sizeof(VoxelRecord) == 16 && offsetof(VoxelRecord, rgba) == 12);
-static_assert(sizeof(PlanSums) == 80);
+static_assert(sizeof(PlanSums) == 72);
 static_assert(sizeof(Control) == 352 && alignof(Control) == 16);
 static_assert(offsetof(Control, last) == 256);
 static_assert(offsetof(Control, voxels) == 32 && offsetof(Control, tree_pad2) == 56);
 static_assert(offsetof(Control, spill_count) == kControlBatchBegin);
 static_assert(offsetof(Control, plan) == 80);
-static_assert(offsetof(Control, round_splits) == 160 && offsetof(Control, expand_done) == 168);
-static_assert(offsetof(Control, split_base) == 172 && offsetof(Control, need) == 176);
+static_assert(offsetof(Control, round_splits) == 152 && offsetof(Control, expand_done) == 160);
+static_assert(offsetof(Control, split_base) == 164 && offsetof(Control, need) == 168);
 
 }  // namespace simlod::detail::cuda

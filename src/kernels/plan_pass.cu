@@ -20,7 +20,6 @@ struct PlanSumOp {
     s.point_chunks = a.point_chunks + b.point_chunks;
     s.point_nodes = a.point_nodes + b.point_nodes;
     s.voxels = a.voxels + b.voxels;
-    s.level_sum = a.level_sum + b.level_sum;
     s.max_total = a.max_total > b.max_total ? a.max_total : b.max_total;
     s.leaves = a.leaves + b.leaves;
     return s;
@@ -53,7 +52,6 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v, bool last)
   add(&out.point_chunks, sum.point_chunks);
   add(&out.point_nodes, sum.point_nodes);
   add(&out.voxels, sum.voxels);
-  add(&out.level_sum, sum.level_sum);
   add(&out.leaves, sum.leaves);
   if (sum.max_total != 0) {
     atomicMax(reinterpret_cast<unsigned long long*>(&out.max_total), sum.max_total);

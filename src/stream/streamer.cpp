@@ -79,9 +79,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
   };
   /// Starts the upload of batch `b` when it is ready and not started yet.
   auto prefetch = [&](std::size_t b) {
-    if (b >= s.plan.batches.size()) return;
-    if (s.prefetched.size() < s.plan.batches.size()) s.prefetched.resize(s.plan.batches.size());
-    if (s.prefetched[b]) return;
+    if (b >= s.plan.batches.size() || s.prefetched[b]) return;
     const auto entry = s.ring->ready(b);
     if (!entry || entry->error || entry->points.empty()) return;
     tree.backend->prefetch(entry->points);
@@ -135,7 +133,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }
-    if (b >= s.prefetched.size() || !s.prefetched[b]) {
+    if (!s.prefetched[b]) {
       s.points_uploaded += entry->points.size();  // uploaded in line by insert_batch()
     }
     prefetch_after(b);  // copied while this batch's kernels run
@@ -151,12 +149,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
       advance(b);
       finish();
       throw;
-    } catch (const InvalidInput&) {
-      advance(b);
-      finish();
-      throw;
-    } catch (const std::exception& e) {
-      detail::fail(tree, e.what());  // the octree may be half-written: it refuses every call
+    } catch (...) {  // InvalidInput, or a failure that left the octree in its failed state
       advance(b);
       finish();
       throw;

@@ -119,6 +119,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   const detail::OctreeGeometry geometry = detail::make_geometry(cube, oc);
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
+  prefetched.assign(plan.batches.size(), false);
   const std::size_t units = plan.units.size();
   unsigned threads = config.loader_threads != 0 ? config.loader_threads : default_loaders(files);
   if (generator) threads = 1;
