@@ -23,7 +23,7 @@
 
 #include "bench_env.hpp"
 #include "core/octree_impl.hpp"
-#include "kernels/cuda_backend.hpp"
+#include "kernels/entry.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/synth.hpp"
@@ -106,30 +106,30 @@ void cuda_update(benchmark::State& state, Order order) {
   const std::span<const Point> all(s.points);
   simlod::UpdateStats unused;
   {  // Warm-up: module load, first touch of the arena, the host's pinned pages.
-    auto warm = detail::make_cuda_backend(config, geometry);
+    auto warm = detail::create_stores(config, geometry);
     for (std::size_t i = 0; i < std::min<std::size_t>(all.size(), 3 * kBatchPoints);
          i += kBatchPoints) {
-      warm->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      detail::insert_batch(warm, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
     }
   }
   for (auto _ : state) {
-    auto backend = detail::make_cuda_backend(config, geometry);
+    auto backend = detail::create_stores(config, geometry);
     double total = 0.0, worst = 0.0, upload = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
-      backend->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
-      const detail::CudaBatchTiming t = detail::cuda_batch_timing(*backend).value();
+      detail::insert_batch(backend, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      const detail::CudaBatchTiming t = detail::cuda_batch_timing(backend).value();
       total += t.update_ms;
       worst = std::max(worst, t.update_ms);
       upload += t.upload_ms;
     }
     report_batches(state, n, total, worst, batches);
     state.counters["upload_ms"] = upload / static_cast<double>(batches);
-    const detail::CudaBatchTiming last = detail::cuda_batch_timing(*backend).value();
+    const detail::CudaBatchTiming last = detail::cuda_batch_timing(backend).value();
     state.counters["grow_steps"] = static_cast<double>(last.grow_steps);
     state.counters["grow_ms"] = last.grow_ms;
     state.counters["upload_GBps"] = static_cast<double>(n * sizeof(Point)) / (upload * 1e6);
-    report_tree(state, backend->stats(), n);
+    report_tree(state, detail::stats(backend), n);
   }
 }
 
@@ -143,18 +143,18 @@ void cpu_update(benchmark::State& state, Order order) {
   const std::span<const Point> all(s.points);
   simlod::UpdateStats unused;
   for (auto _ : state) {
-    auto backend = detail::make_cpu_backend(config, geometry);
+    auto backend = detail::create_stores(config, geometry);
     double total = 0.0, worst = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
       const auto start = Clock::now();
-      backend->insert_batch(all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      detail::insert_batch(backend, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       total += ms;
       worst = std::max(worst, ms);
     }
     report_batches(state, n, total, worst, batches);
-    report_tree(state, backend->stats(), n);
+    report_tree(state, detail::stats(backend), n);
   }
 }
 

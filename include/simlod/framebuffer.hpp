@@ -17,7 +17,7 @@ namespace simlod {
 struct View;
 
 namespace detail {
-class FramebufferStore;
+struct FramebufferStore;
 struct FramebufferAccess;
 }  // namespace detail
 

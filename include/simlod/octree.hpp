@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -91,6 +92,17 @@ struct NodeSnapshot {
   std::vector<Node> nodes;  ///< nodes[0] is the root
 };
 
+/// One node as the node reader reports it (Octree::for_each_node): the record, no samples.
+struct NodeInfo {
+  std::uint32_t id = 0;  ///< for read_node(); stable until the next update()
+  std::uint32_t level = 0;
+  std::array<std::uint32_t, 3> position{};  ///< integer position at its level
+  Bounds bounds;                            ///< in octree coordinates (origin = cube min)
+  bool leaf = true;
+  std::array<std::int64_t, 8> children{-1, -1, -1, -1, -1, -1, -1, -1};  ///< node ids
+  std::uint64_t samples = 0;  ///< points (leaf) or voxels (inner node)
+};
+
 namespace detail {
 struct OctreeImpl;
 struct OctreeAccess;
@@ -131,6 +143,14 @@ class Octree {
   [[nodiscard]] OctreeStats stats() const;
   /// Copies the whole tree to the host (nodes[0] = root); for tests, export and debugging.
   [[nodiscard]] NodeSnapshot snapshot() const;
+  /// The node reader: calls `visit` once per node (root first, then in id order) with its
+  /// record, without copying samples; for export and queries that stream the tree. On CUDA it
+  /// copies the node tables (about 40 bytes a node) to the host once per call.
+  void for_each_node(const std::function<void(const NodeInfo&)>& visit) const;
+  /// Copies samples [first, first + out.size()) of node `id` (points of a leaf, voxels of an
+  /// inner node, in storage order) into `out`; returns how many it copied (fewer at the end of
+  /// the node). Throws InvalidInput for an id that is not a node.
+  std::uint64_t read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first = 0) const;
   /// The root cube in file coordinates (Bounds::cube() of the bounds given to create()).
   [[nodiscard]] const Bounds& cube() const;
   /// The backend that runs (Backend::Auto resolved).

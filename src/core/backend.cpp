@@ -1,10 +1,24 @@
+// Backend names, the choice of Auto, and the device queries (CUDA only in builds with it).
 #include "simlod/backend.hpp"
 
 #include <fmt/format.h>
 
+#include "kernels/entry.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
+
+#if SIMLOD_HAS_CUDA
+bool cuda_compiled() { return true; }
+int cuda_device_count() { return detail::cuda::device_count(); }
+std::string cuda_unavailable_reason() { return detail::cuda::unavailable_reason(); }
+std::string cuda_device_description() { return detail::cuda::device_description(); }
+#else
+bool cuda_compiled() { return false; }
+int cuda_device_count() { return 0; }
+std::string cuda_unavailable_reason() { return "simlod was built without CUDA (SIMLOD_CUDA=OFF)"; }
+std::string cuda_device_description() { return {}; }
+#endif
 
 std::string_view to_string(Backend backend) {
   switch (backend) {

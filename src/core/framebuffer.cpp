@@ -1,4 +1,4 @@
-// simlod::Framebuffer: validation and dispatch to the backend's store.
+// simlod::Framebuffer: validation, then the dispatch (core/dispatch.hpp) to the backend's store.
 #include "simlod/framebuffer.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <limits>
 #include <new>
 
+#include "core/dispatch.hpp"
 #include "core/framebuffer_store.hpp"
 #include "core/render_math.hpp"
 #include "simlod/error.hpp"
@@ -42,8 +43,7 @@ Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend back
   }
   const Backend kind = resolve_backend(backend);
   try {
-    store_ = kind == Backend::Cuda ? detail::make_cuda_framebuffer(width, height)
-                                   : detail::make_cpu_framebuffer(width, height, cpu_threads);
+    store_ = std::make_unique<detail::FramebufferStore>(width, height, kind, cpu_threads);
   } catch (const std::bad_alloc&) {
     throw CapacityError(
         fmt::format("not enough host memory for a {} x {} framebuffer", width, height));
@@ -59,20 +59,20 @@ detail::FramebufferStore& Framebuffer::store() const {
   return *store_;
 }
 
-std::uint32_t Framebuffer::width() const { return store().width(); }
-std::uint32_t Framebuffer::height() const { return store().height(); }
-Backend Framebuffer::backend() const { return store().kind(); }
+std::uint32_t Framebuffer::width() const { return store().width; }
+std::uint32_t Framebuffer::height() const { return store().height; }
+Backend Framebuffer::backend() const { return store().kind; }
 
 void Framebuffer::resolve(std::uint32_t background, bool eye_dome_lighting, float edl_strength,
                           std::uint32_t edl_radius) {
   detail::validate_edl(edl_strength, edl_radius, "resolve");
-  (void)store().resolve({background, eye_dome_lighting, edl_strength, edl_radius});
+  (void)detail::resolve(store(), {background, eye_dome_lighting, edl_strength, edl_radius});
 }
 
-std::vector<std::uint8_t> Framebuffer::download() const { return store().download(); }
+std::vector<std::uint8_t> Framebuffer::download() const { return detail::download(store()); }
 
 std::vector<float> Framebuffer::download_depth() const {
-  const std::vector<std::uint64_t> words = store().download_words();
+  const std::vector<std::uint64_t> words = detail::download_words(store());
   std::vector<float> depth(words.size());
   for (std::size_t i = 0; i < words.size(); ++i) {
     depth[i] = words[i] == detail::kEmptyPixel
@@ -88,18 +88,18 @@ void Framebuffer::save_png(const std::filesystem::path& path) const {
 
 void Framebuffer::wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes) {
   detail::FramebufferStore& s = store();
-  if (s.kind() != Backend::Cuda) {
+  if (s.kind != Backend::Cuda) {
     throw InvalidInput(
         "wrap_device_rgba8: this framebuffer is on the CPU; only CUDA "
         "framebuffers resolve into device buffers");
   }
-  if (d_pixels != nullptr && pitch_bytes < std::size_t{s.width()} * 4) {
+  if (d_pixels != nullptr && pitch_bytes < std::size_t{s.width} * 4) {
     throw InvalidInput(
         fmt::format("wrap_device_rgba8: pitch {} bytes is below a row of {} "
                     "pixels ({} bytes)",
-                    pitch_bytes, s.width(), std::size_t{s.width()} * 4));
+                    pitch_bytes, s.width, std::size_t{s.width} * 4));
   }
-  s.wrap_device_rgba8(d_pixels, pitch_bytes);
+  detail::wrap_device_rgba8(s, d_pixels, pitch_bytes);
 }
 
 }  // namespace simlod

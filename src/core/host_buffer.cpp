@@ -6,9 +6,18 @@
 #include <new>
 #include <vector>
 
+#include "kernels/entry.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
+
+#if SIMLOD_HAS_CUDA
+void* allocate_pinned(std::size_t bytes) noexcept { return cuda::allocate_pinned(bytes); }
+void free_pinned(void* p) noexcept { cuda::free_pinned(p); }
+#else
+void* allocate_pinned(std::size_t) noexcept { return nullptr; }  // ordinary memory instead
+void free_pinned(void*) noexcept {}
+#endif
 
 HostBuffer::HostBuffer(std::size_t bytes, bool pinned) : size_(bytes) {
   if (bytes == 0) return;

@@ -1,6 +1,6 @@
 // Host memory for batches on their way to the octree: page-locked (pinned) when the octree
 // runs on CUDA, so that the copy to the device runs at full PCIe speed and asynchronously
-// (OctreeBackend::prefetch), ordinary memory otherwise.
+// (Octree::prefetch), ordinary memory otherwise.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 namespace simlod::detail {
 
 /// Page-locked host memory, or nullptr when it cannot be had (no CUDA in this build, no
-/// device, or the driver refuses). kernels/pinned_memory.cu or core/no_cuda/.
+/// device, or the driver refuses).
 [[nodiscard]] void* allocate_pinned(std::size_t bytes) noexcept;
 void free_pinned(void* p) noexcept;
 

@@ -1,5 +1,5 @@
-// simlod::Octree: validation, the host queue of batches and update() timing; the backends do
-// the inserting (core/octree_backend.hpp).
+// simlod::Octree: validation, the host queue of batches and update() timing; the stores and
+// their builders do the rest (core/dispatch.hpp).
 #include "simlod/octree.hpp"
 
 #include <fmt/format.h>
@@ -26,9 +26,7 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   impl->geometry = detail::make_geometry(cube, config);
   impl->config.backend = resolve_backend(config.backend);
   try {
-    impl->backend = impl->config.backend == Backend::Cuda
-                        ? detail::make_cuda_backend(impl->config, impl->geometry)
-                        : detail::make_cpu_backend(impl->config, impl->geometry);
+    impl->store = detail::create_stores(impl->config, impl->geometry);
   } catch (const std::bad_alloc&) {
     throw CapacityError("not enough host memory to create the octree");
   }
@@ -121,7 +119,7 @@ std::uint64_t Octree::discard_queued() {
 
 OctreeStats Octree::stats() const {
   detail::OctreeImpl& s = impl();
-  OctreeStats out = s.backend->stats();
+  OctreeStats out = detail::stats(s.store);
   out.batches_queued = s.queue.size();
   out.last_update = s.last_update;
   return out;
@@ -129,7 +127,7 @@ OctreeStats Octree::stats() const {
 
 NodeSnapshot Octree::snapshot() const {
   detail::OctreeImpl& s = impl();
-  NodeSnapshot out = s.backend->snapshot();
+  NodeSnapshot out = detail::snapshot(s.store);
   out.cube = s.geometry.cube;
   return out;
 }
@@ -148,7 +146,7 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
   while (inserted < batch.size()) {
     const std::size_t n = std::min(piece, batch.size() - inserted);
     try {
-      s.backend->insert_batch(batch.subspan(inserted, n), stats);
+      detail::insert_batch(s.store, batch.subspan(inserted, n), stats);
     } catch (const InvalidInput&) {
       throw;  // refused before anything changed
     } catch (const CapacityError& e) {
@@ -177,6 +175,15 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
 }
 
 }  // namespace detail
+
+void Octree::for_each_node(const std::function<void(const NodeInfo&)>& visit) const {
+  if (!visit) throw InvalidInput("for_each_node: the visitor is empty");
+  detail::for_each_node(impl().store, visit);
+}
+
+std::uint64_t Octree::read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first) const {
+  return detail::read_node(impl().store, id, first, out);
+}
 
 const Bounds& Octree::cube() const { return impl().geometry.cube; }
 Backend Octree::backend() const { return impl().config.backend; }

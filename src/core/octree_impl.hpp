@@ -1,5 +1,5 @@
 // The state behind simlod::Octree: validated configuration, geometry, the host queue of
-// batches waiting for update(), and the backend that inserts them.
+// batches waiting for update(), and the tree store (core/dispatch.hpp).
 #pragma once
 
 #include <deque>
@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-#include "core/octree_backend.hpp"
+#include "core/dispatch.hpp"
 
 namespace simlod::detail {
 
 struct OctreeImpl {
   OctreeConfig config;
   OctreeGeometry geometry;
-  std::unique_ptr<OctreeBackend> backend;
+  TreeStores store;
   std::deque<std::vector<Point>> queue;  ///< each <= config.max_batch_points, never empty
   /// Buffers of inserted batches kept for the next insert(): streaming equal batches then
   /// copies into memory that is already mapped instead of page-faulting fresh pages.

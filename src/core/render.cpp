@@ -1,10 +1,11 @@
-// simlod::rasterize: checks the view and the framebuffer, then hands the job to the backend.
+// simlod::rasterize: checks the view and the framebuffer, then hands the job to the dispatch.
 #include "simlod/render.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "core/dispatch.hpp"
 #include "core/framebuffer_store.hpp"
 #include "core/octree_impl.hpp"
 #include "core/render_job.hpp"
@@ -12,9 +13,6 @@
 
 namespace simlod {
 namespace detail {
-
-RenderStats render_snapshot(const NodeSnapshot& snapshot, const RenderJob& job,
-                            FramebufferStore& fb);  // core/cpu_render.cpp
 
 RenderJob make_render_job(const View& view, float edge) {
   view.validate();
@@ -44,17 +42,17 @@ RenderJob make_render_job(const View& view, float edge) {
 namespace {
 
 void check_target(const View& view, FramebufferStore& fb, Backend tree) {
-  if (fb.kind() != tree) {
+  if (fb.kind != tree) {
     throw InvalidInput(
         fmt::format("rasterize: the framebuffer is on the {} backend, the tree on "
                     "the {} backend",
-                    to_string(fb.kind()), to_string(tree)));
+                    to_string(fb.kind), to_string(tree)));
   }
-  if (view.width != fb.width() || view.height != fb.height()) {
+  if (view.width != fb.width || view.height != fb.height) {
     throw InvalidInput(
         fmt::format("rasterize: view size {} x {} differs from the framebuffer's "
                     "{} x {}",
-                    view.width, view.height, fb.width(), fb.height()));
+                    view.width, view.height, fb.width, fb.height));
   }
 }
 
@@ -64,9 +62,9 @@ void check_target(const View& view, FramebufferStore& fb, Backend tree) {
 RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb) {
   detail::OctreeImpl& impl = detail::OctreeAccess::impl(octree);
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
-  detail::check_target(view, store, impl.backend->kind());
+  detail::check_target(view, store, impl.config.backend);
   const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
-  return impl.backend->render(job, store);
+  return detail::render(impl.store, job, store);
 }
 
 RenderStats rasterize(const NodeSnapshot& snapshot, const View& view, Framebuffer& fb) {
@@ -91,7 +89,7 @@ RenderStats rasterize(const NodeSnapshot& snapshot, const View& view, Framebuffe
                       i, n.level, n.position[0], n.position[1], n.position[2]));
     }
   }
-  return detail::render_snapshot(snapshot, detail::make_render_job(view, edge), store);
+  return detail::render(snapshot, detail::make_render_job(view, edge), store);
 }
 
 }  // namespace simlod

@@ -76,8 +76,8 @@ inline constexpr int kSplatBlocksPerSm = 16;
 namespace simlod::detail::cuda {
 
 /// Smallest step by which the octree's device arena backs more of its address range with
-/// memory (kernels/device_arena.cuh; each end also grows by half of what it holds). A step is
-/// a driver allocation and mapping that the batch needing it waits for: with 64 MiB steps a
+/// memory (kernels/common/device_arena.cuh; each end also grows by half of what it holds). A step
+/// is a driver allocation and mapping that the batch needing it waits for: with 64 MiB steps a
 /// 10^8-point tree (2.7 GB) grew about 40 times and updates ran 14-21% slower on the GPU test
 /// machine (docs/perf-notes.md); 256 MiB and growth by half make it 9-14 times.
 inline constexpr std::uint64_t kArenaGrowBytes = std::uint64_t{256} << 20;

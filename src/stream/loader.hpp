@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/octree_backend.hpp"
+#include "core/octree_store.hpp"
 #include "simlod/io.hpp"
 #include "simlod/synth.hpp"
 #include "stream/batch_ring.hpp"

@@ -82,7 +82,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (b >= s.plan.batches.size() || s.prefetched[b]) return;
     const auto entry = s.ring->ready(b);
     if (!entry || entry->error || entry->points.empty()) return;
-    tree.backend->prefetch(entry->points);
+    detail::prefetch(tree.store, entry->points);
     s.prefetched[b] = true;
     s.points_uploaded += entry->points.size();
   };

@@ -45,7 +45,7 @@ void refuse_and_continue(const OctreeConfig& base) {
   const OctreeStats stats_before = tree.stats();
   UpdateStats u;
   try {
-    detail::OctreeAccess::impl(tree).backend->insert_batch(b, u);
+    detail::insert_batch(detail::OctreeAccess::impl(tree).store, b, u);
     FAIL() << "expected CapacityError";
   } catch (const CapacityError& e) {
     const std::string what = e.what();

@@ -8,7 +8,7 @@
 #include "core/octree_impl.hpp"
 #include "gpu/snapshot_compare.hpp"
 #include "io/test_data.hpp"
-#include "kernels/cuda_backend.hpp"
+#include "kernels/entry.hpp"
 #include "simlod/io.hpp"
 
 namespace simlod::test {
@@ -143,16 +143,16 @@ TEST(GpuOctree, BatchTimingIsReported) {
   OctreeConfig c;
   c.backend = Backend::Cuda;
   c.memory_bytes = std::uint64_t{1} << 30;
-  const auto backend = detail::make_cuda_backend(c, detail::make_geometry(scene.bounds, c));
-  EXPECT_FALSE(detail::cuda_batch_timing(*backend).has_value());
+  auto store = detail::create_stores(c, detail::make_geometry(scene.bounds, c));
+  EXPECT_FALSE(detail::cuda_batch_timing(store).has_value());
   UpdateStats stats;
-  backend->insert_batch(scene.points, stats);
+  detail::insert_batch(store, scene.points, stats);
   EXPECT_GE(stats.split_rounds, 2u) << "100,000 points split the root";
-  const auto timing = detail::cuda_batch_timing(*backend);
+  const auto timing = detail::cuda_batch_timing(store);
   ASSERT_TRUE(timing.has_value());
   EXPECT_GT(timing->upload_ms, 0.0);
   EXPECT_GT(timing->update_ms, 0.0);
-  EXPECT_EQ(backend->stats().points, scene.points.size());
+  EXPECT_EQ(detail::stats(store).points, scene.points.size());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // CUDA against CPU: build the same octree on both backends from the same batches and compare.
 //
-// The contract (core/octree_backend.hpp): the same nodes by (level, position), the same leaf
+// The contract (core/octree_store.hpp): the same nodes by (level, position), the same leaf
 // flags, the same multiset of points per leaf and the same voxel cells (voxel positions are
 // cell centres, so equal cells give bitwise equal positions); first-come colours may differ.
 // Node-level checks live in core/octree_check.hpp (shared with the CPU tests); this adds the

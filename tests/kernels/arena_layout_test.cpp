@@ -1,5 +1,5 @@
 // Arena layout of the CUDA backend (host arithmetic, no device needed).
-#include "kernels/arena_layout.hpp"
+#include "kernels/tree/arena_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/octree_impl.hpp"
-#include "kernels/device_layout.hpp"
+#include "kernels/tree/device_layout.hpp"
 #include "kernels/tuning.hpp"
 #include "simlod/error.hpp"
 

@@ -1,6 +1,7 @@
-// The CUDA backend's capacity plan and grants (kernels/capacity.hpp), checked against what the
-// CPU backend (the same algorithm) does batch by batch, and on hand-made sums. No device needed.
-#include "kernels/capacity.hpp"
+// The CUDA backend's capacity plan and grants (kernels/update/capacity.hpp), checked against what
+// the CPU backend (the same algorithm) does batch by batch, and on hand-made sums. No device
+// needed.
+#include "kernels/update/capacity.hpp"
 
 #include <gtest/gtest.h>
 

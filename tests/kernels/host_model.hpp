@@ -1,9 +1,9 @@
 // A sequential host model of the CUDA backend: the same arena layout, the same per-thread pass
-// bodies (kernels/pass_bodies.hpp) and the same batch driver (kernels/batch_driver.hpp), with
-// plain loops where the device runs kernels. It checks the backend's bookkeeping (ids, limits,
-// chunk lists, pool ordinals, spill and backlog addressing, the capacity check) without a GPU;
-// what it cannot check is the parallel skeleton of the kernels (warp aggregation, grid-stride
-// loops, a block per split), which the GPU tests cover.
+// bodies (kernels/update/pass_bodies.hpp) and the same batch driver
+// (kernels/update/batch_driver.hpp), with plain loops where the device runs kernels. It checks the
+// backend's bookkeeping (ids, limits, chunk lists, pool ordinals, spill and backlog addressing, the
+// capacity check) without a GPU; what it cannot check is the parallel skeleton of the kernels (warp
+// aggregation, grid-stride loops, a block per split), which the GPU tests cover.
 #pragma once
 
 #include <algorithm>
@@ -11,11 +11,11 @@
 #include <memory>
 #include <span>
 
-#include "kernels/arena_layout.hpp"
-#include "kernels/batch_driver.hpp"
-#include "kernels/host_tree.hpp"
-#include "kernels/pass_bodies.hpp"
+#include "kernels/tree/arena_layout.hpp"
+#include "kernels/tree/host_tree.hpp"
 #include "kernels/tuning.hpp"
+#include "kernels/update/batch_driver.hpp"
+#include "kernels/update/pass_bodies.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {

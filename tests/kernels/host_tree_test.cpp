@@ -1,6 +1,6 @@
 // Snapshots and statistics of the CUDA backend assembled from host copies of the device
 // tables (no device needed: the tables are made by hand here).
-#include "kernels/host_tree.hpp"
+#include "kernels/tree/host_tree.hpp"
 
 #include <gtest/gtest.h>
 

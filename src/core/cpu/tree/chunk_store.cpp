@@ -1,0 +1,50 @@
+#include "core/cpu/tree/chunk_store.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "core/cpu/tuning.hpp"
+
+namespace simlod::detail::cpu {
+
+ChunkStore::ChunkStore(std::uint32_t capacity)
+    : capacity_(capacity),
+      per_slab_(static_cast<std::uint32_t>(
+          std::max<std::uint64_t>(1, kChunkSlabBytes / (std::uint64_t{capacity} * 16)))) {}
+
+void ChunkStore::prepare(std::uint64_t takes, std::uint64_t releases) {
+  pool_.reserve(pool_.size() + releases);
+  const std::uint64_t from_pool = std::min<std::uint64_t>(takes, pool_.size() + releases);
+  const std::uint64_t fresh = takes - from_pool;
+  const std::uint64_t total = next_.size() + fresh;
+  if (total >= kNone) throw std::bad_alloc();  // chunk ids are 32-bit
+  next_.reserve(total);
+  while (std::uint64_t{slabs_.size()} * per_slab_ < total) {
+    slabs_.emplace_back(new std::byte[std::size_t{per_slab_} * capacity_ * sizeof(Point)]);
+  }
+}
+
+std::uint32_t ChunkStore::take() noexcept {
+  if (!pool_.empty()) {
+    const std::uint32_t c = pool_.back();
+    pool_.pop_back();
+    next_[c] = kNone;
+    return c;
+  }
+  next_.push_back(kNone);  // capacity reserved by prepare()
+  return static_cast<std::uint32_t>(next_.size() - 1);
+}
+
+std::uint64_t ChunkStore::release_list(std::uint32_t head) noexcept {
+  std::uint64_t n = 0;
+  for (std::uint32_t c = head; c != kNone; c = next_[c], ++n) pool_.push_back(c);
+  return n;
+}
+
+std::uint64_t ChunkStore::list_length(std::uint32_t head) const {
+  std::uint64_t n = 0;
+  for (std::uint32_t c = head; c != kNone; c = next_[c]) ++n;
+  return n;
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,99 @@
+// The consumers of the CPU tree store that read it whole: statistics, the host snapshot and
+// the node reader.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/cpu/tree/store.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+NodeInfo info_of(const TreeStore& t, std::uint32_t id) {
+  const CpuNode& n = t.nodes[id];
+  NodeInfo info;
+  info.id = id;
+  info.level = n.level;
+  info.position = {n.x, n.y, n.z};
+  info.bounds = node_bounds(t.geometry, n.level, info.position);
+  info.leaf = n.leaf();
+  if (!n.leaf()) {
+    for (std::uint32_t k = 0; k < 8; ++k) info.children[k] = n.first_child + k;
+  }
+  info.samples = n.count;
+  return info;
+}
+
+}  // namespace
+
+OctreeStats stats(const TreeStore& t) {
+  OctreeStats s;
+  s.nodes = t.nodes.size();
+  s.inner_nodes = (s.nodes - 1) / 8;  // every split appends 8 children
+  s.leaves = s.nodes - s.inner_nodes;
+  s.depth = t.depth;
+  s.points = t.points;
+  s.voxels = t.voxels;
+  s.chunks_allocated = t.chunks.allocated();
+  s.chunks_pooled = t.chunks.pooled();
+  s.chunks_used = s.chunks_allocated - s.chunks_pooled;
+  s.bytes_points = t.point_chunks * t.chunks.chunk_bytes();
+  s.bytes_voxels = t.voxel_chunks * t.chunks.chunk_bytes();
+  s.bytes_grids = t.grids.count() * t.grids.grid_bytes();
+  s.bytes_nodes = t.nodes.size() * kNodeBytes;
+  s.bytes_reserved = t.limit != 0 ? t.limit : t.charged();
+  const std::uint64_t in_use = s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes;
+  s.bytes_free = s.bytes_reserved - std::min(in_use, s.bytes_reserved);
+  return s;
+}
+
+NodeSnapshot snapshot(const TreeStore& t) {
+  NodeSnapshot out;
+  out.cube = t.geometry.cube;
+  out.nodes.resize(t.nodes.size());
+  const ReadView view = t.read();
+  for (std::uint32_t id = 0; id < t.nodes.size(); ++id) {
+    const NodeInfo info = info_of(t, id);
+    NodeSnapshot::Node& s = out.nodes[id];
+    s.level = info.level;
+    s.position = info.position;
+    s.bounds = info.bounds;
+    s.leaf = info.leaf;
+    for (int k = 0; k < 8; ++k) s.children[k] = static_cast<std::int32_t>(info.children[k]);
+    std::vector<Point>& samples = info.leaf ? s.points : s.voxels;
+    samples.reserve(info.samples);
+    view.for_each_span(
+        id, [&](const Point* p, std::size_t n) { samples.insert(samples.end(), p, p + n); });
+  }
+  return out;
+}
+
+void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
+  for (std::uint32_t id = 0; id < t.nodes.size(); ++id) visit(info_of(t, id));
+}
+
+std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out) {
+  if (id >= t.nodes.size()) {
+    throw InvalidInput(
+        fmt::format("read_node: node id {} is not a node (the tree has {})", id, t.nodes.size()));
+  }
+  const std::uint64_t count = t.nodes[id].count;
+  if (first >= count || out.empty()) return 0;
+  const std::uint64_t n = std::min<std::uint64_t>(out.size(), count - first);
+  const std::uint32_t cap = t.chunks.capacity();
+  std::uint32_t c = t.nodes[id].head;
+  for (std::uint64_t skip = first / cap; skip > 0; --skip) c = t.chunks.next(c);
+  std::uint64_t at = first % cap, done = 0;
+  while (done < n) {
+    const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
+    std::copy_n(t.chunks.data(c) + at, k, out.data() + done);
+    done += k;
+    at = 0;
+    c = t.chunks.next(c);
+  }
+  return n;
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,32 @@
+// The CPU tree store: the empty tree and the memory it is charged for.
+#include "core/cpu/tree/store.hpp"
+
+#include <fmt/format.h>
+
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cpu {
+
+TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_)
+    : config(config_),
+      geometry(geometry_),
+      limit(config_.memory_bytes),
+      chunks(config_.chunk_capacity),
+      grids(geometry_.grid_bits) {
+  nodes.emplace_back();  // the root: an empty leaf
+  if (limit != 0 && charged() > limit) {
+    throw CapacityError(fmt::format("memory_bytes = {} cannot even hold the root node ({} bytes)",
+                                    limit, charged()));
+  }
+}
+
+std::uint64_t TreeStore::charged() const {
+  return chunks.allocated() * chunks.chunk_bytes() + grids.count() * grids.grid_bytes() +
+         nodes.size() * kNodeBytes;
+}
+
+std::uint64_t TreeStore::chunks_for(std::uint64_t samples) const {
+  return (samples + config.chunk_capacity - 1) / config.chunk_capacity;
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,70 @@
+// The CPU tree store: the octree as data (node records, chunk memory and its pool, occupancy
+// grids, running totals) with nothing of how it is built or drawn. Builders write it
+// (core/cpu/update/), consumers read it through a ReadView (core/cpu/render/, snapshot(),
+// stats(), the node reader). Layouts: core/cpu/tree/node.hpp, chunk_store.hpp, grid_store.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/cpu/tree/chunk_store.hpp"
+#include "core/cpu/tree/grid_store.hpp"
+#include "core/cpu/tree/node.hpp"
+#include "core/octree_store.hpp"
+
+namespace simlod::detail::cpu {
+
+/// What consumers see of a store: trivially copyable, valid until the store is next written.
+struct ReadView {
+  const CpuNode* nodes = nullptr;
+  std::size_t node_count = 0;
+  const ChunkStore* chunks = nullptr;
+  const OctreeGeometry* geometry = nullptr;
+
+  /// Calls fn(const Point*, std::size_t) for each run of node i's samples, in list order.
+  template <class Fn>
+  void for_each_span(std::size_t i, Fn fn) const {
+    std::uint64_t left = nodes[i].count;
+    for (std::uint32_t c = nodes[i].head; left > 0; c = chunks->next(c)) {
+      const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
+      fn(chunks->data(c), static_cast<std::size_t>(k));
+      left -= k;
+    }
+  }
+};
+
+struct TreeStore {
+  /// An empty tree (the root, a leaf without samples). Throws CapacityError when
+  /// config.memory_bytes cannot even hold the root.
+  TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
+
+  /// Bytes charged to the reserve: allocated chunks (pooled included), grids and nodes.
+  [[nodiscard]] std::uint64_t charged() const;
+  [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples) const;
+  [[nodiscard]] ReadView read() const { return {nodes.data(), nodes.size(), &chunks, &geometry}; }
+
+  OctreeConfig config;
+  OctreeGeometry geometry;
+  std::uint64_t limit;  ///< memory_bytes; 0 = no limit
+  std::vector<CpuNode> nodes;
+  ChunkStore chunks;
+  GridStore grids;
+  // Running totals, kept by the builders.
+  std::uint64_t points = 0, voxels = 0;
+  std::uint64_t point_chunks = 0, voxel_chunks = 0;
+  std::uint32_t depth = 0;
+};
+
+/// From the running totals; does not walk the tree.
+[[nodiscard]] OctreeStats stats(const TreeStore& store);
+/// Copies the whole tree (node ids are snapshot indices; root = 0).
+[[nodiscard]] NodeSnapshot snapshot(const TreeStore& store);
+/// The node reader (core/octree_store.hpp): node records without samples, and one node's
+/// samples.
+void for_each_node(const TreeStore& store, const NodeVisitor& visit);
+std::uint64_t read_node(const TreeStore& store, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out);
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,155 @@
+// Phases 3 and 4, allocate and insert. plan_chunks() computes the exact memory the batch needs
+// and reserves it (the last step that may fail); commit() then releases the chunks of split
+// leaves to the pool, gives every receiving node its chunks (pool first) and writes the
+// samples, and cannot fail.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include "core/cpu/tuning.hpp"
+#include "core/cpu/update/updater.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+/// Free slots in the tail chunk of a list holding `count` samples.
+std::uint64_t tail_room(std::uint64_t count, std::uint32_t capacity) {
+  const std::uint64_t fill = count % capacity;
+  return fill == 0 ? 0 : capacity - fill;
+}
+
+}  // namespace
+
+void Updater::plan_chunks(Batch& b) {
+  std::uint64_t total = 0;
+  for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
+    for (const std::uint32_t id : *list) {
+      const std::uint64_t room = tail_room(nodes_[id].count, config_.chunk_capacity);
+      const std::uint64_t pending = scratch_[id].pending;
+      scratch_[id].table = static_cast<std::uint32_t>(total);
+      total += pending > room ? chunks_for(pending - room) : 0;
+    }
+  }
+  const std::uint64_t reusable = chunks_.pooled() + b.released;
+  b.fresh = total > reusable ? total - reusable : 0;
+  if (limit_ != 0) {
+    require(b, b.fresh * chunks_.chunk_bytes(),
+            fmt::format("{} new chunks of {} bytes, plus the nodes and grids of its splits",
+                        b.fresh, chunks_.chunk_bytes()));
+  }
+  b.table.resize(total);
+  const std::size_t receivers = b.leaves.size() + b.voxel_nodes.size();
+  const std::size_t parts = pool_.size() * (kInsertPartitionsPerWorker + 1);
+  b.offsets.reserve(parts * receivers);  // insert_samples() must not allocate
+  chunks_.prepare(total, b.released);
+}
+
+void Updater::commit(Batch& b) noexcept {
+  for (const auto& s : b.splits) {
+    chunks_.release_list(s.before.head);
+    point_chunks_ -= chunks_for(s.before.count);
+    points_ -= s.before.count;  // they come back through the spill buffer
+  }
+  for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
+    for (const std::uint32_t id : *list) {
+      CpuNode& n = nodes_[id];
+      NodeScratch& s = scratch_[id];
+      s.base_tail = n.tail;
+      const std::uint64_t room = tail_room(n.count, config_.chunk_capacity);
+      const std::uint64_t k = s.pending > room ? chunks_for(s.pending - room) : 0;
+      for (std::uint64_t j = 0; j < k; ++j) {
+        const std::uint32_t c = chunks_.take();
+        b.table[s.table + j] = c;
+        if (n.tail == kNone) {
+          n.head = c;
+        } else {
+          chunks_.link(n.tail, c);
+        }
+        n.tail = c;
+      }
+      (n.leaf() ? point_chunks_ : voxel_chunks_) += k;
+    }
+  }
+  insert_samples(b);
+  for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
+    for (const std::uint32_t id : *list) {
+      CpuNode& n = nodes_[id];
+      (n.leaf() ? points_ : voxels_) += scratch_[id].pending;
+      n.count += scratch_[id].pending;
+      scratch_[id] = NodeScratch{};
+    }
+  }
+  depth_ = std::max(depth_, b.depth);
+}
+
+void Updater::insert_samples(Batch& b) noexcept {
+  const std::uint32_t cap = config_.chunk_capacity;
+  // Where sample k (0-based within this batch) of node `id` goes: the tail's free slots, then
+  // the node's new chunks in table order. Node counts are still the pre-batch ones here.
+  auto slot = [&](std::uint32_t id, std::uint64_t k) -> Point* {
+    const std::uint64_t count = nodes_[id].count;
+    const NodeScratch& s = scratch_[id];
+    const std::uint64_t room = tail_room(count, cap);
+    if (k < room) return chunks_.data(s.base_tail) + (count % cap) + k;
+    const std::uint64_t j = k - room;
+    return chunks_.data(b.table[s.table + j / cap]) + j % cap;
+  };
+  const std::uint32_t g = geometry_.grid_bits;
+  const std::uint32_t mask = (1u << g) - 1u;
+  const float edge = geometry_.edge;
+  auto voxel = [&](const VoxelRecord& v) {
+    const CpuNode& n = nodes_[v.node];
+    return Point{cell_centre_axis(n.x, v.cell & mask, n.level, g, edge),
+                 cell_centre_axis(n.y, (v.cell >> g) & mask, n.level, g, edge),
+                 cell_centre_axis(n.z, v.cell >> (2 * g), n.level, g, edge), v.rgba};
+  };
+
+  // Receivers get dense indices (in the cursor field). Partitions are contiguous point ranges
+  // plus each worker's voxel list; a counting pass gives every partition its own range of
+  // each receiver's slots, so writing needs no atomics and points keep their input order.
+  std::uint32_t receivers = 0;
+  for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
+    for (const std::uint32_t id : *list) scratch_[id].cursor = receivers++;
+  }
+  const std::size_t n = b.size();
+  const std::size_t point_parts =
+      std::clamp<std::size_t>(n / kCpuPointGrain, 1, pool_.size() * kInsertPartitionsPerWorker);
+  const std::size_t parts = point_parts + b.voxels.size();
+  b.offsets.assign(parts * receivers, 0);  // capacity reserved by plan_chunks()
+  auto for_each_sample = [&](std::size_t part, auto&& fn) {
+    std::uint32_t* row = b.offsets.data() + part * receivers;
+    if (part < point_parts) {
+      const std::size_t lo = n * part / point_parts, hi = n * (part + 1) / point_parts;
+      for (std::size_t i = lo; i < hi; ++i) fn(row, b.node_of[i], i);
+    } else {
+      const auto& records = b.voxels[part - point_parts];
+      for (std::size_t i = 0; i < records.size(); ++i) fn(row, records[i].node, i);
+    }
+  };
+  pool_.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t part = lo; part < hi; ++part) {
+      for_each_sample(part, [&](std::uint32_t* row, std::uint32_t id, std::size_t) {
+        ++row[scratch_[id].cursor];
+      });
+    }
+  });
+  for (std::uint32_t r = 0; r < receivers; ++r) {
+    std::uint32_t offset = 0;
+    for (std::size_t part = 0; part < parts; ++part) {
+      offset += std::exchange(b.offsets[part * receivers + r], offset);
+    }
+  }
+  pool_.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t part = lo; part < hi; ++part) {
+      const bool points = part < point_parts;
+      for_each_sample(part, [&](std::uint32_t* row, std::uint32_t id, std::size_t i) {
+        Point* dst = slot(id, row[scratch_[id].cursor]++);
+        *dst = points ? b.point(i) : voxel(b.voxels[part - point_parts][i]);
+      });
+    }
+  });
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,38 @@
+// The CPU incremental builder: SimLOD's update (core/octree_store.hpp) as a free function over
+// the CPU tree store, on host threads. Its per-batch working memory lives apart from the store,
+// in UpdateScratch, so that the store holds the tree and nothing else.
+//
+// A batch is applied as a transaction: expand and sample change the tree only in ways that a
+// rollback can undo exactly (new nodes and grids are appended, split leaves keep their chunk
+// lists until commit, every grid bit set has a voxel record). The exact memory need is known
+// after sampling; only then does the commit take chunks and write samples, and it cannot fail.
+// So a batch that does not fit (or runs out of host memory) leaves the store as it was.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/cpu/tree/store.hpp"
+#include "core/thread_pool.hpp"
+
+namespace simlod::detail::cpu {
+
+struct Batch;  // core/cpu/update/batch.hpp
+
+/// Working memory of the builder, reused by every batch (vectors keep their capacity, so
+/// steady streaming of equal batches allocates nothing), and its threads.
+struct UpdateScratch {
+  explicit UpdateScratch(unsigned threads);
+  ~UpdateScratch();
+  ThreadPool pool;
+  std::vector<NodeScratch> nodes;  ///< per node of the store; zero between batches
+  std::unique_ptr<Batch> batch;
+};
+
+/// Inserts one validated, non-empty batch completely, or throws CapacityError (memory reserve
+/// or host memory) having changed nothing. Sets stats.split_rounds.
+void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,
+                  UpdateStats& stats);
+
+}  // namespace simlod::detail::cpu

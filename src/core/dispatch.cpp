@@ -1,0 +1,154 @@
+// The dispatch (core/dispatch.hpp): one switch per function, CUDA branches only in builds
+// with CUDA.
+#include "core/dispatch.hpp"
+
+#include "core/cpu/render/framebuffer.hpp"
+#include "core/cpu/render/render.hpp"
+#include "core/cpu/tree/store.hpp"
+#include "core/cpu/update/update.hpp"
+#include "core/render_job.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail {
+namespace {
+
+[[noreturn]] void no_cuda(const char* what) {
+  throw CudaError(std::string("the CUDA ") + what +
+                  " is unavailable: simlod was built without CUDA (SIMLOD_CUDA=OFF)");
+}
+
+#if SIMLOD_HAS_CUDA
+constexpr bool kCuda = true;
+#else
+constexpr bool kCuda = false;
+#endif
+
+}  // namespace
+
+TreeStores::TreeStores() = default;
+TreeStores::~TreeStores() = default;
+TreeStores::TreeStores(TreeStores&&) noexcept = default;
+TreeStores& TreeStores::operator=(TreeStores&&) noexcept = default;
+
+TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geometry) {
+  TreeStores s;
+  s.kind = config.backend;
+  if (s.kind == Backend::Cuda) {
+    if constexpr (!kCuda) no_cuda("octree backend");
+#if SIMLOD_HAS_CUDA
+    s.cuda = cuda::create_store(config, geometry);
+    s.cuda_update = cuda::create_update_state(*s.cuda);
+#endif
+  } else {
+    s.cpu = std::make_unique<cpu::TreeStore>(config, geometry);
+    s.cpu_update = std::make_unique<cpu::UpdateScratch>(config.cpu_threads);
+  }
+  return s;
+}
+
+void insert_batch(TreeStores& s, std::span<const Point> batch, UpdateStats& stats) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::insert_batch(*s.cuda, *s.cuda_update, batch, stats);
+#endif
+  cpu::insert_batch(*s.cpu, *s.cpu_update, batch, stats);
+}
+
+void prefetch([[maybe_unused]] TreeStores& s, [[maybe_unused]] std::span<const Point> batch) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) cuda::prefetch(*s.cuda, *s.cuda_update, batch);
+#endif
+}
+
+std::optional<CudaBatchTiming> cuda_batch_timing([[maybe_unused]] const TreeStores& s) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) {
+    if (const CudaBatchTiming* t = cuda::last_timing(*s.cuda_update)) return *t;
+  }
+#endif
+  return std::nullopt;
+}
+
+OctreeStats stats(const TreeStores& s) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::stats(*s.cuda);
+#endif
+  return cpu::stats(*s.cpu);
+}
+
+NodeSnapshot snapshot(const TreeStores& s) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::snapshot(*s.cuda);
+#endif
+  return cpu::snapshot(*s.cpu);
+}
+
+void for_each_node(const TreeStores& s, const NodeVisitor& visit) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::for_each_node(*s.cuda, visit);
+#endif
+  cpu::for_each_node(*s.cpu, visit);
+}
+
+std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::read_node(*s.cuda, id, first, out);
+#endif
+  return cpu::read_node(*s.cpu, id, first, out);
+}
+
+RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) return cuda::render(*s.cuda, job, *fb.cuda);
+#endif
+  return cpu::render(s.cpu->read(), job, *fb.cpu);
+}
+
+RenderStats render(const NodeSnapshot& snapshot, const RenderJob& job, FramebufferStore& fb) {
+  return cpu::render(snapshot, job, *fb.cpu);
+}
+
+FramebufferStore::FramebufferStore(std::uint32_t width_, std::uint32_t height_, Backend backend,
+                                   unsigned threads)
+    : kind(backend), width(width_), height(height_) {
+  if (kind == Backend::Cuda) {
+    if constexpr (!kCuda) no_cuda("framebuffer");
+#if SIMLOD_HAS_CUDA
+    cuda = cuda::create_framebuffer(width, height);
+#endif
+  } else {
+    cpu = std::make_unique<cpu::Framebuffer>(width, height, threads);
+  }
+}
+
+FramebufferStore::~FramebufferStore() = default;
+
+double resolve(FramebufferStore& fb, const ResolveSettings& settings) {
+#if SIMLOD_HAS_CUDA
+  if (fb.cuda) return cuda::resolve(*fb.cuda, settings);
+#endif
+  return fb.cpu->resolve(settings);
+}
+
+std::vector<std::uint8_t> download(const FramebufferStore& fb) {
+#if SIMLOD_HAS_CUDA
+  if (fb.cuda) return cuda::download(*fb.cuda);
+#endif
+  return fb.cpu->download();
+}
+
+std::vector<std::uint64_t> download_words(const FramebufferStore& fb) {
+#if SIMLOD_HAS_CUDA
+  if (fb.cuda) return cuda::download_words(*fb.cuda);
+#endif
+  return fb.cpu->download_words();
+}
+
+void wrap_device_rgba8([[maybe_unused]] FramebufferStore& fb, [[maybe_unused]] void* d_pixels,
+                       [[maybe_unused]] std::size_t pitch_bytes) {
+#if SIMLOD_HAS_CUDA
+  if (fb.cuda) cuda::wrap_device_rgba8(*fb.cuda, d_pixels, pitch_bytes);
+#endif
+}
+
+}  // namespace simlod::detail

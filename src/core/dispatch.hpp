@@ -1,0 +1,72 @@
+// The one dispatch between the facades (Octree, rasterize, Framebuffer) and the executors: the
+// tree stores of an octree, and the free functions over them chosen by backend. CPU functions
+// live in core/cpu/<capability>/, CUDA functions in kernels/<capability>/ (declared in
+// kernels/entry.hpp); builds without CUDA compile the CUDA branches out, so asking for CUDA
+// there is a CudaError at create time. A new capability (bulk builder, export, queries) adds a
+// function here and a folder per backend; nothing else changes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "core/framebuffer_store.hpp"
+#include "core/octree_store.hpp"
+#include "kernels/entry.hpp"
+
+namespace simlod::detail {
+
+struct RenderJob;  // core/render_job.hpp
+
+namespace cpu {
+struct TreeStore;      // core/cpu/tree/store.hpp
+struct UpdateScratch;  // core/cpu/update/update.hpp
+}  // namespace cpu
+
+/// The store of one octree and its builder's working state; exactly one backend's are set.
+struct TreeStores {
+  TreeStores();
+  ~TreeStores();
+  TreeStores(TreeStores&&) noexcept;
+  TreeStores& operator=(TreeStores&&) noexcept;
+
+  Backend kind = Backend::Cpu;
+  std::unique_ptr<cpu::TreeStore> cpu;
+  std::unique_ptr<cpu::UpdateScratch> cpu_update;
+  cuda::Owned<cuda::TreeStore> cuda{nullptr, nullptr};
+  cuda::Owned<cuda::UpdateState> cuda_update{nullptr, nullptr};
+};
+
+/// An empty tree on config.backend (resolved: Cpu or Cuda). Throws CapacityError when the
+/// reserve cannot be had, CudaError when CUDA is not compiled in or fails.
+[[nodiscard]] TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geometry);
+
+// The incremental builder.
+/// Inserts one validated, non-empty batch (size <= config.max_batch_points) completely, or
+/// throws CapacityError before changing anything when the memory reserve cannot hold it.
+void insert_batch(TreeStores& s, std::span<const Point> batch, UpdateStats& stats);
+/// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into a
+/// free device batch buffer); the CPU reads batches in place and does nothing.
+void prefetch(TreeStores& s, std::span<const Point> batch);
+/// The device timing of the last CUDA batch; nullopt on the CPU or before the first batch.
+[[nodiscard]] std::optional<CudaBatchTiming> cuda_batch_timing(const TreeStores& s);
+
+// Consumers of the store.
+[[nodiscard]] OctreeStats stats(const TreeStores& s);
+[[nodiscard]] NodeSnapshot snapshot(const TreeStores& s);
+void for_each_node(const TreeStores& s, const NodeVisitor& visit);
+std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out);
+/// Clears `fb` (of the tree's backend), draws the tree and resolves the image.
+RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb);
+/// The CPU renderer over a snapshot (fb on the CPU).
+RenderStats render(const NodeSnapshot& snapshot, const RenderJob& job, FramebufferStore& fb);
+
+// The framebuffer (its store is created by FramebufferStore's constructor).
+double resolve(FramebufferStore& fb, const ResolveSettings& settings);
+[[nodiscard]] std::vector<std::uint8_t> download(const FramebufferStore& fb);
+[[nodiscard]] std::vector<std::uint64_t> download_words(const FramebufferStore& fb);
+void wrap_device_rgba8(FramebufferStore& fb, void* d_pixels, std::size_t pitch_bytes);
+
+}  // namespace simlod::detail

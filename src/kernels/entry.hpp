@@ -1,0 +1,91 @@
+// The CUDA executors as the dispatch (core/dispatch.cpp) calls them: plain C++ declarations,
+// no CUDA types, so that host code compiled by the C++ compiler can hold CUDA stores. Defined
+// in src/kernels only in builds with CUDA (SIMLOD_HAS_CUDA); the dispatch calls them only then.
+//
+// Stores and states are owned through Owned<T>, a unique_ptr whose deleter is the matching
+// destroy() (a function pointer, so that builds without CUDA never reference it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/octree_store.hpp"
+#include "simlod/render.hpp"
+
+namespace simlod::detail {
+
+struct RenderJob;        // core/render_job.hpp
+struct ResolveSettings;  // core/framebuffer_store.hpp
+
+/// Device-side duration of the last batch a CUDA builder inserted, from CUDA events.
+struct CudaBatchTiming {
+  double upload_ms = 0.0;  ///< copy into pinned staging memory plus host-to-device transfer
+  double update_ms = 0.0;  ///< everything after the upload: expand, sample, allocate, insert
+  /// Since the store was created: times the arena backed more memory, and the host time
+  /// those steps took (a batch that needs a step waits for it).
+  std::uint64_t grow_steps = 0;
+  double grow_ms = 0.0;
+};
+
+}  // namespace simlod::detail
+
+namespace simlod::detail::cuda {
+
+struct TreeStore;    // kernels/tree/store.cuh
+struct UpdateState;  // kernels/update/update_state.cuh
+class Framebuffer;   // kernels/render/framebuffer.cuh
+
+template <class T>
+using Owned = std::unique_ptr<T, void (*)(T*)>;
+
+void destroy(TreeStore* p);
+void destroy(UpdateState* p);
+void destroy(Framebuffer* p);
+
+// The tree store (kernels/tree/).
+/// Reserves the arena and writes the empty tree. Throws CapacityError when the reserve cannot
+/// be had or cannot hold the fixed tables, CudaError otherwise.
+[[nodiscard]] Owned<TreeStore> create_store(const OctreeConfig& config,
+                                            const OctreeGeometry& geometry);
+/// From counters read back after the last batch; does not touch the device.
+[[nodiscard]] OctreeStats stats(const TreeStore& store);
+/// Copies node tables and chunks to the host (synchronous).
+[[nodiscard]] NodeSnapshot snapshot(const TreeStore& store);
+void for_each_node(const TreeStore& store, const NodeVisitor& visit);
+std::uint64_t read_node(const TreeStore& store, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out);
+
+// The incremental builder (kernels/update/).
+[[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
+/// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
+/// nothing; any other exception may leave the store half-written.
+void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,
+                  UpdateStats& stats);
+/// Starts copying `batch` into a free device batch buffer on a second stream; insert_batch()
+/// of the same span then waits for that copy only.
+void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point> batch);
+/// Timing of the last batch (nullptr before the first).
+[[nodiscard]] const CudaBatchTiming* last_timing(const UpdateState& state);
+
+// The renderer and its framebuffer (kernels/render/).
+[[nodiscard]] Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height);
+/// Selection, splatting and resolve on the framebuffer's stream, after the store's last batch.
+RenderStats render(const TreeStore& store, const RenderJob& job, Framebuffer& fb);
+double resolve(Framebuffer& fb, const ResolveSettings& settings);
+[[nodiscard]] std::vector<std::uint8_t> download(const Framebuffer& fb);
+[[nodiscard]] std::vector<std::uint64_t> download_words(const Framebuffer& fb);
+void wrap_device_rgba8(Framebuffer& fb, void* d_pixels, std::size_t pitch_bytes);
+
+// Device and host memory (kernels/common/).
+[[nodiscard]] int device_count();
+[[nodiscard]] std::string unavailable_reason();
+[[nodiscard]] std::string device_description();
+/// Page-locked host memory, or nullptr when the driver refuses.
+[[nodiscard]] void* allocate_pinned(std::size_t bytes) noexcept;
+void free_pinned(void* p) noexcept;
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,100 @@
+// Statistics and snapshots of the CUDA backend, assembled on the host.
+#include "kernels/tree/host_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/update/capacity.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cuda {
+
+OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_t points) {
+  OctreeStats s;
+  s.nodes = c.node_count;
+  s.inner_nodes = c.grid_count;  // one grid per inner node
+  s.leaves = s.nodes - s.inner_nodes;
+  s.depth = c.depth;
+  s.points = points;
+  s.voxels = c.voxels;
+  s.chunks_used = c.point_chunks + c.voxel_chunks;
+  s.chunks_pooled = c.pool_size;
+  s.chunks_allocated = c.chunk_top;
+  // Sample bytes of the chunks (as the CPU backend counts them); the 16-byte trailer of each
+  // chunk (its next id, 0.1% at 1000 samples) is left out like the CPU's separate link array.
+  const std::uint64_t payload = layout.chunk_bytes - 16;
+  s.bytes_points = c.point_chunks * payload;
+  s.bytes_voxels = c.voxel_chunks * payload;
+  s.bytes_grids = std::uint64_t{c.grid_count} * layout.grid_bytes;
+  s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
+  s.bytes_reserved = layout.total_bytes;
+  // Free = the gap between chunks and grids plus pooled chunks; the fixed tables (node table
+  // reserve, pool, batch buffers) count as neither used nor free.
+  const TreeCounters tree{c.node_count, c.grid_count, c.chunk_top, c.pool_size};
+  s.bytes_free = arena_gap(layout, tree) + std::uint64_t{c.pool_size} * layout.chunk_bytes;
+  return s;
+}
+
+NodeInfo node_info(std::uint32_t id, const DeviceNode& d, const NodeLink& link,
+                   const OctreeGeometry& geometry) {
+  NodeInfo info;
+  info.id = id;
+  info.level = d.level;
+  info.position = {d.x, d.y, d.z};
+  info.bounds = node_bounds(geometry, d.level, info.position);
+  info.leaf = link.first_child == kNil;
+  if (!info.leaf) {
+    for (std::uint32_t k = 0; k < 8; ++k) info.children[k] = link.first_child + k;
+  }
+  info.samples = d.count;
+  return info;
+}
+
+NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geometry,
+                            std::uint32_t chunk_capacity, std::uint64_t chunk_bytes) {
+  const std::uint64_t chunk_count = copy.chunks.size() / chunk_bytes;
+  auto corrupt = [](std::uint32_t node, const std::string& what) {
+    throw Error(fmt::format("internal error: the device octree is inconsistent at node {}: {}",
+                            node, what));
+  };
+  NodeSnapshot snap;
+  snap.cube = geometry.cube;
+  snap.nodes.resize(copy.nodes.size());
+  for (std::uint32_t i = 0; i < copy.nodes.size(); ++i) {
+    const DeviceNode& d = copy.nodes[i];
+    const NodeLink& link = copy.links[i];
+    NodeSnapshot::Node& n = snap.nodes[i];
+    n.level = d.level;
+    n.position = {d.x, d.y, d.z};
+    n.bounds = node_bounds(geometry, d.level, n.position);
+    n.leaf = link.first_child == kNil;
+    if (!n.leaf) {
+      if (link.first_child + std::uint64_t{8} > copy.nodes.size()) corrupt(i, "child out of range");
+      for (std::uint32_t k = 0; k < 8; ++k) {
+        n.children[k] = static_cast<std::int32_t>(link.first_child + k);
+      }
+    }
+    if (chunks_for(d.count, chunk_capacity) != d.chunks) {
+      corrupt(i, fmt::format("{} samples in {} chunks", d.count, d.chunks));
+    }
+    std::vector<Point>& out = n.leaf ? n.points : n.voxels;
+    out.resize(d.count);
+    std::uint32_t chunk = d.head;
+    std::uint64_t done = 0;
+    for (std::uint32_t k = 0; k < d.chunks; ++k) {
+      if (chunk >= chunk_count) corrupt(i, fmt::format("chunk id {} out of range", chunk));
+      const std::byte* base = copy.chunks.data() + chunk * chunk_bytes;
+      const std::uint64_t take = std::min<std::uint64_t>(chunk_capacity, d.count - done);
+      std::memcpy(out.data() + done, base, take * sizeof(Point));
+      done += take;
+      if (k + 1 == d.chunks && chunk != d.tail) corrupt(i, "the list does not end at its tail");
+      std::memcpy(&chunk, base + std::uint64_t{chunk_capacity} * sizeof(Point), 4);
+    }
+  }
+  return snap;
+}
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,125 @@
+// The CUDA tree store: reserving the arena, the empty tree, and the consumers that read the
+// store whole (statistics, snapshot, node reader).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/tree/host_tree.hpp"
+#include "kernels/tree/store.cuh"
+#include "kernels/tuning.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cuda {
+namespace {
+
+std::uint64_t reserve_size(const OctreeConfig& config) {
+  if (config.memory_bytes != 0) return config.memory_bytes;
+  std::size_t free = 0, total = 0;
+  SIMLOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<std::uint64_t>(config.memory_fraction * static_cast<double>(free));
+}
+
+/// Host copies of the node records and links (synchronous on the store's stream).
+void copy_nodes(const TreeStore& t, HostTreeCopy& copy) {
+  const std::uint32_t n = t.control.node_count;
+  copy.nodes.resize(n);
+  copy.links.resize(n);
+  cudaStream_t s = t.stream_handle();
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.nodes.data(), t.writer.d_nodes, n * sizeof(DeviceNode),
+                                    cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.links.data(), t.writer.d_links, n * sizeof(NodeLink),
+                                    cudaMemcpyDeviceToHost, s));
+}
+
+}  // namespace
+
+TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_)
+    : config(config_), geometry(geometry_) {
+  layout = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
+  arena = DeviceArena(layout.total_bytes, layout.dynamic_begin);
+  control_host = make_pinned(sizeof(Control));
+  stream = make_stream();
+  ready = make_event(cudaEventDisableTiming);
+  cudaStream_t s = stream.get();
+  writer = make_tree_view(arena.data(), layout, config, geometry);
+
+  // The empty tree: the root, a leaf at level 0 with no samples.
+  control = Control{};
+  control.node_count = 1;
+  std::memcpy(control_host.get(), &control, sizeof(Control));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(writer.d_control, control_host.get(), sizeof(Control),
+                                    cudaMemcpyHostToDevice, s));
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(writer.d_nodes, &kRootNode, sizeof(kRootNode), cudaMemcpyHostToDevice, s));
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(writer.d_links, &kRootLink, sizeof(kRootLink), cudaMemcpyHostToDevice, s));
+  SIMLOD_CUDA_CHECK(cudaEventRecord(ready.get(), s));
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+Owned<TreeStore> create_store(const OctreeConfig& config, const OctreeGeometry& geometry) {
+  return Owned<TreeStore>(new TreeStore(config, geometry), [](TreeStore* p) { destroy(p); });
+}
+
+void destroy(TreeStore* p) { delete p; }
+
+OctreeStats stats(const TreeStore& t) { return tree_stats(t.control, t.layout, t.points); }
+
+NodeSnapshot snapshot(const TreeStore& t) {
+  HostTreeCopy copy;
+  copy_nodes(t, copy);
+  copy.chunks.resize(std::uint64_t{t.control.chunk_top} * t.layout.chunk_bytes);
+  if (!copy.chunks.empty()) {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.chunks.data(), t.writer.d_chunks, copy.chunks.size(),
+                                      cudaMemcpyDeviceToHost, t.stream_handle()));
+  }
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(t.stream_handle()));
+  return build_snapshot(copy, t.geometry, t.config.chunk_capacity, t.layout.chunk_bytes);
+}
+
+void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
+  HostTreeCopy copy;
+  copy_nodes(t, copy);
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(t.stream_handle()));
+  for (std::uint32_t id = 0; id < copy.nodes.size(); ++id) {
+    visit(node_info(id, copy.nodes[id], copy.links[id], t.geometry));
+  }
+}
+
+std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t first,
+                        std::span<Point> out) {
+  if (id >= t.control.node_count) {
+    throw InvalidInput("read_node: node id " + std::to_string(id) +
+                       " is not a node (the tree has " + std::to_string(t.control.node_count) +
+                       ")");
+  }
+  cudaStream_t s = t.stream_handle();
+  DeviceNode node{};
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(&node, t.writer.d_nodes + id, sizeof(DeviceNode), cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (first >= node.count || out.empty()) return 0;
+  const std::uint64_t n = std::min<std::uint64_t>(out.size(), node.count - first);
+  const std::uint32_t cap = t.config.chunk_capacity;
+  // Each chunk's next id sits behind its samples: copy the chunk, then follow the link.
+  std::vector<std::byte> chunk(t.layout.chunk_bytes);
+  std::uint32_t c = node.head;
+  std::uint64_t index = 0, done = 0;  // index: first sample of chunk c
+  while (done < n) {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(chunk.data(), t.writer.d_chunks + c * t.layout.chunk_bytes,
+                                      chunk.size(), cudaMemcpyDeviceToHost, s));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (index + cap > first) {
+      const std::uint64_t at = first + done - index;
+      const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
+      std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
+      done += k;
+    }
+    index += cap;
+    std::memcpy(&c, chunk.data() + std::uint64_t{cap} * sizeof(Point), 4);
+  }
+  return n;
+}
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,47 @@
+// The CUDA tree store: one device address range (the arena, kernels/tree/arena_layout.hpp,
+// backed with memory as the tree grows: kernels/common/device_arena.cuh) holding the node
+// tables, chunks, the chunk pool, occupancy grids and the builder's batch buffers; the
+// counters of the last completed batch; the stream the builders run on and a ready event
+// recorded after each batch, which consumers on other streams wait for.
+//
+// Views: `writer` (kernels/tree/tree_view.hpp) is what the builders' passes receive; read()
+// gives consumers (renderer, snapshot, node reader) the tree's pointers and counts.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/device_arena.cuh"
+#include "kernels/entry.hpp"
+#include "kernels/tree/arena_layout.hpp"
+#include "kernels/tree/tree_view.hpp"
+
+namespace simlod::detail::cuda {
+
+/// What consumers see of the store: trivially copyable device pointers and counts of the last
+/// completed batch.
+struct ReadView {
+  const TreeView* tree = nullptr;  ///< pointers and parameters (per-batch fields unused)
+  std::uint32_t node_count = 0;
+  std::uint32_t chunk_top = 0;  ///< chunks handed out from the arena (pooled included)
+};
+
+struct TreeStore {
+  TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
+
+  [[nodiscard]] ReadView read() const { return {&writer, control.node_count, control.chunk_top}; }
+  [[nodiscard]] cudaStream_t stream_handle() const { return stream.get(); }
+
+  OctreeConfig config;
+  OctreeGeometry geometry;
+  ArenaLayout layout;
+  DeviceArena arena;          ///< address range of layout.total_bytes, backed as the tree grows
+  PinnedMemory control_host;  ///< one Control, target of counter read-backs
+  StreamHandle stream;
+  EventHandle ready;  ///< recorded on `stream` when a batch completed
+  TreeView writer;    ///< pointers and parameters; per-batch fields are the builder's
+  Control control{};  ///< counters after the last completed batch
+  std::uint64_t points = 0;
+};
+
+}  // namespace simlod::detail::cuda

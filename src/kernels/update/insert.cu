@@ -1,0 +1,143 @@
+// The CUDA incremental builder: one batch, from the upload to the counters read back (order in
+// kernels/update/update_state.cuh; the passes run through kernels/update/batch_driver.hpp).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/tuning.hpp"
+#include "kernels/update/batch_driver.hpp"
+#include "kernels/update/passes.hpp"
+#include "kernels/update/update_state.cuh"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cuda {
+namespace {
+
+double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0.0f;
+  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return ms;
+}
+
+/// The executor of batch_driver.hpp on the backend's stream.
+class CudaExec {
+ public:
+  CudaExec(DeviceArena& arena, const TreeView& base, cudaStream_t stream, Control* host_control)
+      : arena_(arena), base_(base), stream_(stream), host_control_(host_control) {}
+
+  std::byte* arena() const { return arena_.data(); }
+  void reset_batch(std::uint32_t node_count) {
+    zero_control(kControlBatchBegin);
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(base_.d_new, 0, std::size_t{node_count} * 4, stream_));
+  }
+  void count(const TreeView& v) { launch_count(v, stream_); }
+  void plan(const TreeView& v, std::uint32_t bound, bool last) {
+    launch_plan(v, bound, last, stream_);
+  }
+  void zero_last() {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(&base_.d_control->last, 0, sizeof(PlanSums), stream_));
+  }
+  void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+                const Control& old) {
+    launch_rollback(v, old_nodes, split_bound, stream_);
+    *host_control_ = old;
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(base_.d_control, host_control_, sizeof(Control),
+                                      cudaMemcpyHostToDevice, stream_));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));  // host_control_ is reused
+  }
+  void map(std::uint64_t low_end, std::uint64_t high_begin) { arena_.ensure(low_end, high_begin); }
+  void split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound) {
+    launch_split(v, list_bound, split_bound, stream_);
+  }
+  void next_round(const TreeView& v) { launch_next_round(v, stream_); }
+  void sample(const TreeView& v) { launch_sample(v, stream_); }
+  void allocate(const TreeView& v, std::uint32_t bound) { launch_allocate(v, bound, stream_); }
+  void insert(const TreeView& v) { launch_insert(v, stream_); }
+  Control read_control() {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host_control_, base_.d_control, sizeof(Control),
+                                      cudaMemcpyDeviceToHost, stream_));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return *host_control_;
+  }
+
+ private:
+  void zero_control(std::size_t from) {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<std::byte*>(base_.d_control) + from, 0,
+                                      sizeof(Control) - from, stream_));
+  }
+
+  DeviceArena& arena_;
+  const TreeView& base_;
+  cudaStream_t stream_;
+  Control* host_control_;
+};
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // older drivers report plain host memory as an error
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+}  // namespace
+
+void upload(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
+  if (is_pinned(batch.data())) {  // no staging copy needed: the DMA engine reads it directly
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(t.writer.d_batch, batch.data(), batch.size_bytes(),
+                                      cudaMemcpyHostToDevice, t.stream_handle()));
+    return;
+  }
+  // The previous batch ended with a synchronisation, so the staging buffer is free.
+  auto* staging = static_cast<Point*>(state.staging.get());
+  for (std::size_t at = 0; at < batch.size(); at += kUploadPiecePoints) {
+    const std::size_t n = std::min(kUploadPiecePoints, batch.size() - at);
+    std::memcpy(staging + at, batch.data() + at, n * sizeof(Point));
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(t.writer.d_batch + at, staging + at, n * sizeof(Point),
+                                      cudaMemcpyHostToDevice, t.stream_handle()));
+  }
+}
+
+void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
+                  UpdateStats& stats) {
+  if (batch.empty()) return;
+  if (batch.size() > t.layout.max_batch) {
+    throw InvalidInput("a batch of " + std::to_string(batch.size()) +
+                       " points exceeds max_batch_points = " + std::to_string(t.layout.max_batch));
+  }
+  const auto n = static_cast<std::uint32_t>(batch.size());
+  cudaStream_t s = t.stream_handle();
+  SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
+  stage(t, state, batch);
+  SIMLOD_CUDA_CHECK(cudaEventRecord(state.uploaded.get(), s));
+  CudaExec exec(t.arena, t.writer, s, static_cast<Control*>(t.control_host.get()));
+  try {
+    BatchExtent extent;
+    stats.split_rounds = run_batch(exec, t.writer, t.layout, t.control, n, state.headroom, &extent);
+    // While the last passes run, back the memory the next batches will likely need, so that
+    // they do not wait for it (kernels/common/device_arena.cuh).
+    t.arena.back_ahead(extent.low_end, extent.high_begin);
+  } catch (...) {
+    (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error (or this backend)
+    throw;
+  }
+  SIMLOD_CUDA_CHECK(cudaEventRecord(state.done.get(), s));
+  const Control after = exec.read_control();
+  if (after.overflow != 0) {
+    throw Error("internal error: a batch of " + std::to_string(n) +
+                " points exceeded the memory bound computed for it (overflow bits " +
+                std::to_string(after.overflow) + "); the octree is no longer consistent");
+  }
+  t.control = after;
+  t.points += n;
+  SIMLOD_CUDA_CHECK(cudaEventRecord(t.ready.get(), s));
+  state.inserted_any = true;
+  state.timing.upload_ms = elapsed_ms(state.started.get(), state.uploaded.get());
+  state.timing.update_ms = elapsed_ms(state.uploaded.get(), state.done.get());
+  state.timing.grow_steps = t.arena.steps();
+  state.timing.grow_ms = t.arena.step_ms();
+}
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,263 @@
+// What one thread of each pass does, as SIMLOD_HD functions. The kernels (kernels/*_pass.cu)
+// add the parallel skeleton (grid-stride loops, warp-aggregated atomics, a block per split);
+// the tests' sequential host model calls the same bodies in plain loops.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/tree/tree_view.hpp"
+
+namespace simlod::detail::cuda {
+
+/// False once an expand round has split nothing: the rounds queued after it do nothing.
+SIMLOD_HD bool expanding(const TreeView& v) { return v.d_control->expand_done == 0; }
+
+/// Between expand rounds (one thread): ends the expansion when the last round split nothing or
+/// ran out of a grant (Control::need: the host rolls back), else opens the next round; split
+/// entries accumulate over the rounds so that a rollback finds those of round 1.
+SIMLOD_HD void next_round(const TreeView& v) {
+  Control& c = *v.d_control;
+  if (c.expand_done != 0) return;
+  if (c.round_splits == 0 || c.need != 0) {
+    c.expand_done = 1;
+    return;
+  }
+  c.split_base += c.round_splits;
+  c.round_splits = 0;
+  c.extra_rounds += 1;
+}
+
+/// Whether point i counts in this round, and the leaf it reaches. Round 1 walks every point;
+/// later rounds only points whose leaf split in the round before (and new spill points): the
+/// other leaves keep their counts, as no split can change them.
+SIMLOD_HD bool count_walk(const TreeView& v, std::uint32_t i, std::uint32_t& leaf) {
+  if (i < v.walk_all_from && v.link(v.slot_of(i)->x).first_child == kNil) return false;
+  leaf = v.find_leaf(quantize(v.point(i), v.quant_scale));
+  return true;
+}
+
+/// Split decision for entry i of the list of reached leaves: over the limit and above
+/// max_depth, the leaf takes 8 node ids, a grid, a spill range and a pool range, becomes inner
+/// at once (children: empty leaves, counts zeroed) and is recorded in d_splits with its old
+/// chunk list for split_execute (and for a rollback). Its list entry becomes kNil (it receives
+/// no points now; its count restarts at 0 for voxels, and sampling lists it again when it gets
+/// some). A split beyond the granted nodes, grids or entries changes nothing but its entry
+/// (kFailedSplit) and sets Control::need: the host rolls the batch back and grants more.
+SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
+  const std::uint32_t leaf = v.d_touched[i];
+  if (leaf == kNil) return;
+  const DeviceNode node = v.d_nodes[leaf];
+  const std::uint64_t total = std::uint64_t{node.count} + v.d_new[leaf];
+  if (total <= v.params.max_points_per_leaf || node.level >= v.params.max_depth) return;
+  Control& c = *v.d_control;
+  const std::uint32_t entry = c.split_base + append_slot(&c.round_splits);
+  const std::uint32_t first = atomic_add(&c.node_count, 8u);
+  const std::uint32_t grid = atomic_add(&c.grid_count, 1u);
+  const std::uint32_t spill_at = atomic_add(&c.spill_count, node.count);
+  const std::uint32_t pool_at = atomic_add(&c.pool_size, node.chunks);
+  if (entry >= v.split_limit) return (void)atomic_or(&c.need, kNeedGrids);
+  const bool granted = first + std::uint64_t{8} <= v.node_limit && grid < v.grid_limit;
+  const bool spill_ok = spill_at + std::uint64_t{node.count} <= v.spill_limit;
+  if (!granted || !spill_ok) {
+    v.d_splits[entry] = SplitEntry{kFailedSplit, kNil, 0, 0, kNil, 0, 0, kNil};
+    if (!granted) return (void)atomic_or(&c.need, kNeedGrids);
+    return v.flag(kOverflowSpill);
+  }
+
+  v.d_splits[entry] =
+      SplitEntry{leaf, grid, spill_at, pool_at, node.head, node.count, node.chunks, node.tail};
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    v.d_nodes[first + k] = DeviceNode{2 * node.x + (k & 1u),
+                                      2 * node.y + ((k >> 1) & 1u),
+                                      2 * node.z + (k >> 2),
+                                      node.level + 1,
+                                      0,
+                                      0,
+                                      kNil,
+                                      kNil};
+    v.d_links[first + k] = NodeLink{kNil, kNil};
+    v.d_new[first + k] = 0;
+  }
+  v.d_links[leaf] = NodeLink{first, grid};
+  v.d_new[leaf] = 0;
+  v.d_touched[i] = kNil;
+  v.d_nodes[leaf] = DeviceNode{node.x, node.y, node.z, node.level, 0, 0, kNil, kNil};
+  atomic_max(&c.depth, node.level + 1);
+  atomic_add(&c.point_chunks, 0ull - std::uint64_t{node.chunks});  // they go to the pool
+}
+
+/// Share `part` of `parts` (a block's thread) of executing a split: zero the grid, copy the
+/// old list's points to the spill buffer, push its chunks to the pool. All parts walk the
+/// list (the next id is a broadcast load); points are copied part-strided.
+SIMLOD_HD void split_execute(const TreeView& v, const SplitEntry& e, std::uint32_t part,
+                             std::uint32_t parts) {
+  if (e.node == kFailedSplit) return;
+  uint4* grid = reinterpret_cast<uint4*>(v.grid_words(e.grid));
+  const std::uint64_t words = v.grid_bytes / sizeof(uint4);
+  for (std::uint64_t w = part; w < words; w += parts) grid[w] = make_uint4(0, 0, 0, 0);
+  const std::uint32_t cap = v.params.chunk_capacity;
+  std::uint32_t chunk = e.head;
+  for (std::uint32_t k = 0; k < e.chunks; ++k) {
+    // The list is a chain of dependent loads: fetch the next id before copying this chunk,
+    // so that its latency overlaps the copy.
+    const std::uint32_t next = k + 1 < e.chunks ? *v.chunk_next(chunk) : kNil;
+    const std::uint32_t done = k * cap;
+    const std::uint32_t n = min_u32(cap, e.count - done);
+    const uint4* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
+    uint4* to = reinterpret_cast<uint4*>(v.d_spill + e.spill_at + done);
+    for (std::uint32_t j = part; j < n; j += parts) to[j] = from[j];
+    if (part == 0) v.d_pool[e.pool_at + k] = chunk;
+    chunk = next;
+  }
+}
+
+/// Rollback of one recorded split of this batch (before sampling): a leaf that existed before
+/// the batch (id < `old_nodes`) gets its chunk list back and loses its children; splits of
+/// nodes the batch created need nothing (those nodes are dropped with the node count). The
+/// chunks are untouched by the split (they were only copied and their ids pushed to the pool).
+SIMLOD_HD void restore_split(const TreeView& v, const SplitEntry& e, std::uint32_t old_nodes) {
+  if (e.node == kFailedSplit || e.node >= old_nodes) return;
+  DeviceNode n = v.d_nodes[e.node];
+  n.count = e.count;
+  n.chunks = e.chunks;
+  n.head = e.head;
+  n.tail = e.tail;
+  v.d_nodes[e.node] = n;
+  v.d_links[e.node] = NodeLink{kNil, kNil};
+}
+
+/// Split entries recorded by this batch's rounds so far (read after the expansion).
+SIMLOD_HD std::uint32_t recorded_splits(const Control& c, std::uint32_t split_limit) {
+  return min_u32(c.split_base + c.round_splits, split_limit);
+}
+
+/// Where sample_point puts voxel records: straight into the backlog.
+struct BacklogSink {
+  SIMLOD_HD void put(const TreeView& v, const VoxelRecord& r) const {
+    const std::uint32_t at = append_slot(&v.d_control->backlog_count);
+    if (at < v.backlog_limit) {
+      v.d_backlog[at] = r;
+    } else {
+      v.flag(kOverflowBacklog);
+    }
+  }
+};
+
+/// Sample one point: in every inner node on its walk, make sure its cell bit is set. A plain
+/// load first: near the root nearly every cell is taken, and a cached load is far cheaper than
+/// a contended atomicOr (a stale 0 only costs the atomic; bits never go back to 0). The
+/// thread that sets the bit (set_bit_once: one atomicOr per word and converged group) emits
+/// the voxel: the node's next voxel slot (the first
+/// lists the node), and a record for the backlog, through `sink` (put(view, record)).
+template <class Sink>
+SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink) {
+  const Point p = v.point(i);
+  const QuantPoint q = quantize(p, v.quant_scale);
+  const std::uint32_t g = v.params.grid_bits;
+  std::uint32_t node = 0;
+  for (std::uint32_t level = 0;; ++level) {
+    const NodeLink link = v.link(node);
+    if (link.first_child == kNil) return;
+    const std::uint32_t cell = cell_index(q, level, g);
+    std::uint32_t* word = v.grid_words(link.grid) + (cell >> 5);
+    const std::uint32_t bit = 1u << (cell & 31u);
+    if ((*word & bit) == 0 && set_bit_once(word, bit)) {
+      const std::uint32_t slot = node_slot(v.d_new, node);
+      if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
+      sink.put(v, VoxelRecord{node, slot, cell, p.rgba});
+    }
+    node = link.first_child + child_octant(q, level);
+  }
+}
+
+/// New chunks a listed node needs for its new samples.
+SIMLOD_HD std::uint32_t chunks_needed(const TreeView& v, std::uint32_t id) {
+  const std::uint32_t count = v.d_nodes[id].count;
+  const std::uint32_t cap = v.params.chunk_capacity;
+  return static_cast<std::uint32_t>(chunks_for(std::uint64_t{count} + v.d_new[id], cap) -
+                                    chunks_for(count, cap));
+}
+
+/// Links the node's `need` new chunks (ordinals first .. first+need-1) after its tail and
+/// counts its new samples; remembers the old tail and the first ordinal for insert_sample.
+SIMLOD_HD void allocate_node(const TreeView& v, std::uint32_t id, std::uint32_t first,
+                             std::uint32_t need, std::uint32_t pool_size, std::uint32_t chunk_top) {
+  DeviceNode node = v.d_nodes[id];
+  v.d_base[id] = first;
+  v.d_old_tail[id] = node.tail;
+  std::uint32_t prev = node.tail;
+  for (std::uint32_t k = 0; k < need; ++k) {
+    const std::uint32_t chunk = v.chunk_of_ordinal(first + k, pool_size, chunk_top);
+    if (chunk >= v.chunk_limit) return v.flag(kOverflowChunks);  // pooled ids lie below
+    *v.chunk_next(chunk) = kNil;
+    if (prev == kNil) {
+      node.head = chunk;
+    } else {
+      *v.chunk_next(prev) = chunk;
+    }
+    prev = chunk;
+  }
+  node.tail = prev;
+  node.count += v.d_new[id];
+  node.chunks += need;
+  v.d_nodes[id] = node;
+}
+
+/// Writes item i of the insert pass: points (batch + spill, slot from the last counting
+/// round), then backlog voxels (slot from sampling). Sample j of a node that held c samples
+/// goes to list position (c + j) / cap: the old tail while that is c / cap and the tail had
+/// room, else the node's new chunk of that index. No walks, no atomics.
+SIMLOD_HD void insert_sample(const TreeView& v, std::uint32_t i, std::uint32_t pool_size,
+                             std::uint32_t chunk_top) {
+  const std::uint32_t points = v.points();
+  std::uint32_t id, slot;
+  Point sample;
+  if (i < points) {
+    const uint2 s = *v.slot_of(i);
+    id = s.x;
+    slot = s.y;
+    sample = v.point(i);
+  } else {
+    const VoxelRecord r = v.d_backlog[i - points];
+    const DeviceNode n = v.d_nodes[r.node];
+    const std::uint32_t g = v.params.grid_bits;
+    const std::uint32_t mask = (1u << g) - 1u;
+    id = r.node;
+    slot = r.slot;
+    sample = Point{cell_centre_axis(n.x, r.cell & mask, n.level, g, v.edge),
+                   cell_centre_axis(n.y, (r.cell >> g) & mask, n.level, g, v.edge),
+                   cell_centre_axis(n.z, r.cell >> (2 * g), n.level, g, v.edge), r.rgba};
+  }
+  const std::uint32_t cap = v.params.chunk_capacity;
+  const std::uint32_t before = v.d_nodes[id].count - v.d_new[id];  // allocate_node added them
+  const std::uint32_t at = before + slot;
+  const std::uint32_t first_pos = before / cap;
+  const std::uint32_t pos = at / cap;
+  std::uint32_t chunk;
+  if (before % cap != 0) {  // the old tail has room: it holds list position first_pos
+    chunk = pos == first_pos
+                ? v.d_old_tail[id]
+                : v.chunk_of_ordinal(v.d_base[id] + (pos - first_pos - 1), pool_size, chunk_top);
+  } else {
+    chunk = v.chunk_of_ordinal(v.d_base[id] + (pos - first_pos), pool_size, chunk_top);
+  }
+  if (chunk >= v.chunk_limit) return v.flag(kOverflowChunks);
+  *reinterpret_cast<uint4*>(v.chunk_data(chunk) + (at % cap)) = make_uint4(
+      bits_from_float(sample.x), bits_from_float(sample.y), bits_from_float(sample.z), sample.rgba);
+}
+
+/// After the insert pass: the chunks handed out leave the pool (top first), the rest came
+/// from the arena; the emitted voxels are stored.
+SIMLOD_HD void retire_chunks(const TreeView& v) {
+  Control& c = *v.d_control;
+  const std::uint32_t handed = c.ordinals;
+  if (handed <= c.pool_size) {
+    c.pool_size -= handed;
+  } else {
+    c.chunk_top += handed - c.pool_size;
+    c.pool_size = 0;
+  }
+  c.voxels += min_u32(c.backlog_count, v.backlog_limit);
+}
+
+}  // namespace simlod::detail::cuda
