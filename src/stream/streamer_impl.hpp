@@ -38,7 +38,7 @@ struct Streamer::Impl {
 
   // Consumer (the caller's thread); atomics where progress() reads them.
   std::size_t next_batch = 0;
-  std::vector<bool> prefetched;    ///< per batch: its upload was started (OctreeBackend::prefetch)
+  std::vector<bool> prefetched;    ///< per batch: its upload was started (Octree::prefetch)
   double batch_ms_estimate = 0.0;  ///< running average of one insert, for the budget
   std::atomic<std::uint64_t> points_uploaded{0}, points_inserted{0}, points_refused{0};
   std::atomic<std::size_t> files_done{0}, files_failed{0};
