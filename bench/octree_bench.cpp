@@ -1,8 +1,9 @@
 // Octree update throughput (SimLOD's incremental builder): a synthetic scene, generated once
 // into host memory in scan, Morton and random order (the scan order shuffled), inserted in batches
-// of 1M points into a fresh octree per repetition. CUDA runs time each batch with CUDA events and
-// report the update alone (upload excluded, reported apart); CPU runs time each batch on the host
-// clock.
+// of 1M points into a fresh octree per repetition. CUDA runs insert each batch with
+// Octree::insert_now() and report the update alone from its CUDA events (UpdateStats::
+// device_update_ms; the upload, device_upload_ms, is reported apart); CPU runs queue each batch
+// (insert(), untimed: validation and the copy) and time update() on the host clock.
 //
 //   SIMLOD_BENCH_POINTS      points of the CUDA runs (default 100,000,000)
 //   SIMLOD_BENCH_CPU_POINTS  points of the CPU runs (default 10,000,000)
@@ -22,8 +23,6 @@
 #include <vector>
 
 #include "bench_env.hpp"
-#include "core/octree_impl.hpp"
-#include "kernels/entry.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/synth.hpp"
@@ -33,7 +32,6 @@ namespace {
 using simlod::bench::env_points;
 
 using simlod::Point;
-namespace detail = simlod::detail;
 
 /// The generator's orders, and the scan order shuffled (merged tiles, photogrammetry exports).
 enum class Order { Scan, Morton, Random };
@@ -102,34 +100,34 @@ void cuda_update(benchmark::State& state, Order order) {
   const Scene& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cuda;
-  const detail::OctreeGeometry geometry = detail::make_geometry(s.bounds, config);
   const std::span<const Point> all(s.points);
-  simlod::UpdateStats unused;
+  auto batch = [&](std::size_t i) {
+    return all.subspan(i, std::min(kBatchPoints, all.size() - i));
+  };
   {  // Warm-up: module load, first touch of the arena, the host's pinned pages.
-    auto warm = detail::create_stores(config, geometry);
+    simlod::Octree warm = simlod::Octree::create(s.bounds, config);
     for (std::size_t i = 0; i < std::min<std::size_t>(all.size(), 3 * kBatchPoints);
          i += kBatchPoints) {
-      detail::insert_batch(warm, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      (void)warm.insert_now(batch(i));
     }
   }
   for (auto _ : state) {
-    auto backend = detail::create_stores(config, geometry);
+    simlod::Octree tree = simlod::Octree::create(s.bounds, config);
     double total = 0.0, worst = 0.0, upload = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
-      detail::insert_batch(backend, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
-      const detail::CudaBatchTiming t = detail::cuda_batch_timing(backend).value();
-      total += t.update_ms;
-      worst = std::max(worst, t.update_ms);
-      upload += t.upload_ms;
+      const simlod::UpdateStats t = tree.insert_now(batch(i));
+      total += t.device_update_ms;
+      worst = std::max(worst, t.device_update_ms);
+      upload += t.device_upload_ms;
     }
     report_batches(state, n, total, worst, batches);
     state.counters["upload_ms"] = upload / static_cast<double>(batches);
-    const detail::CudaBatchTiming last = detail::cuda_batch_timing(backend).value();
-    state.counters["grow_steps"] = static_cast<double>(last.grow_steps);
-    state.counters["grow_ms"] = last.grow_ms;
+    const simlod::OctreeStats stats = tree.stats();
+    state.counters["grow_steps"] = static_cast<double>(stats.memory_grow_steps);
+    state.counters["grow_ms"] = stats.memory_grow_ms;
     state.counters["upload_GBps"] = static_cast<double>(n * sizeof(Point)) / (upload * 1e6);
-    report_tree(state, detail::stats(backend), n);
+    report_tree(state, stats, n);
   }
 }
 
@@ -139,22 +137,21 @@ void cpu_update(benchmark::State& state, Order order) {
   const Scene& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cpu;
-  const detail::OctreeGeometry geometry = detail::make_geometry(s.bounds, config);
   const std::span<const Point> all(s.points);
-  simlod::UpdateStats unused;
   for (auto _ : state) {
-    auto backend = detail::create_stores(config, geometry);
+    simlod::Octree tree = simlod::Octree::create(s.bounds, config);
     double total = 0.0, worst = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
+      tree.insert(all.subspan(i, std::min(kBatchPoints, all.size() - i)));
       const auto start = Clock::now();
-      detail::insert_batch(backend, all.subspan(i, std::min(kBatchPoints, all.size() - i)), unused);
+      (void)tree.update();
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
       total += ms;
       worst = std::max(worst, ms);
     }
     report_batches(state, n, total, worst, batches);
-    report_tree(state, detail::stats(backend), n);
+    report_tree(state, tree.stats(), n);
   }
 }
 

@@ -2,6 +2,7 @@
 // (file path, byte offset, point index) so that a user can act on it.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,15 @@ class IoError : public Error {
 class CapacityError : public Error {
  public:
   using Error::Error;
+  CapacityError(const std::string& what, std::uint64_t points_inserted)
+      : Error(what), points_inserted_(points_inserted) {}
+
+  /// Points of the batch that went in before memory ran out: its first points_inserted()
+  /// points, in order (Octree::insert_now, Octree::update); 0 where nothing went in.
+  [[nodiscard]] std::uint64_t points_inserted() const { return points_inserted_; }
+
+ private:
+  std::uint64_t points_inserted_ = 0;
 };
 
 /// A CUDA runtime call or kernel launch failed.

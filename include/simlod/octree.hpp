@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "simlod/backend.hpp"
@@ -53,6 +55,10 @@ struct UpdateStats {
   std::uint32_t split_rounds = 0;
   /// Batches that did not fit at once and went in as smaller pieces (memory ran short).
   std::uint64_t pieces = 0;
+  /// CUDA: device time of this call's batches from CUDA events, summed: the upload (copy into
+  /// pinned staging memory and to the device; for a prefetched batch, the wait for its copy)
+  /// and everything after it (expand, sample, allocate, insert). 0 on the CPU backend.
+  double device_upload_ms = 0.0, device_update_ms = 0.0;
 };
 
 struct OctreeStats {
@@ -68,6 +74,11 @@ struct OctreeStats {
   /// what of it is not yet used by points, voxels, grids and nodes (pooled chunks count as free).
   std::uint64_t bytes_reserved = 0, bytes_free = 0;
   std::uint64_t batches_queued = 0;
+  /// CUDA: times the reserve was backed with more device memory since create(), and the host
+  /// time those steps took (a batch that needs a step waits for it). 0 on the CPU backend.
+  std::uint64_t memory_grow_steps = 0;
+  double memory_grow_ms = 0.0;
+  /// The last update() or insert_now() call, also when it threw.
   UpdateStats last_update;
 };
 
@@ -103,6 +114,12 @@ struct NodeInfo {
   std::uint64_t samples = 0;  ///< points (leaf) or voxels (inner node)
 };
 
+/// A point that Octree::insert() refuses (Octree::find_bad_point).
+struct BadPoint {
+  std::size_t index = 0;  ///< in the batch
+  std::string reason;     ///< e.g. "(1, nan, 2) is not finite"
+};
+
 namespace detail {
 struct OctreeImpl;
 struct OctreeAccess;
@@ -117,6 +134,17 @@ class Octree {
   /// Throws InvalidInput for a bad configuration or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
+
+  /// The root cube create(bounds) gives the octree (cube() afterwards): Bounds::cube() of
+  /// `bounds`, widened to an edge of 1 when of zero size. Throws InvalidInput as create() does
+  /// for empty or non-finite bounds or an edge outside the float range. For callers that
+  /// prepare points (origin = the cube's min corner) before the octree exists.
+  [[nodiscard]] static Bounds root_cube(const Bounds& bounds);
+  /// The first point of `batch` that insert() into an octree over `cube` (its cube(), or
+  /// root_cube()) refuses: not finite, or outside [0, edge] per axis; nullopt when every point
+  /// is good. Touches no octree: any thread may call it at any time.
+  [[nodiscard]] static std::optional<BadPoint> find_bad_point(std::span<const Point> batch,
+                                                              const Bounds& cube);
 
   Octree(Octree&&) noexcept;
   Octree& operator=(Octree&&) noexcept;
@@ -136,6 +164,31 @@ class Octree {
   /// full), update() throws CapacityError: the points that did not go in stay queued, in order
   /// (update() tries them again; discard_queued() drops them), and the octree stays usable.
   UpdateStats update(std::chrono::microseconds budget = std::chrono::microseconds{0});
+
+  /// Inserts `batch` at once from the caller's memory, without copying it into the queue:
+  /// for callers that own their batch buffers (the Streamer's ring, PinnedBatch). Same
+  /// semantics as update() of that batch: batches larger than config().max_batch_points go in
+  /// as several, a batch whose memory is not free goes in as smaller pieces. Blocks until
+  /// done; the memory may be reused when it returns. Sets stats().last_update, also when it
+  /// throws. Throws
+  /// - InvalidInput naming the first bad point (as insert()), or when batches are queued
+  ///   (update() or discard_queued() them first: the order of batches stays the caller's):
+  ///   then nothing of the batch went in;
+  /// - CapacityError when not even one point fits: CapacityError::points_inserted() of the
+  ///   batch's first points went in, the rest is the caller's to retry or drop; the octree
+  ///   stays usable.
+  UpdateStats insert_now(std::span<const Point> batch);
+
+  /// Starts moving `batch` (at most config().max_batch_points) to where the next insert_now()
+  /// of the same span reads it (CUDA: an asynchronous copy into one of the device's batch
+  /// buffers), so that the copy overlaps with the work done meanwhile (rendering, inserting
+  /// the batch before). Returns at once. The memory must stay valid and unchanged until
+  /// insert_now() of the span returned, or, if it is never inserted, until the octree is
+  /// destroyed. The backend keeps a few batches in flight (a later prefetch replaces the
+  /// oldest); insert_now() of a span that is not in flight uploads it in line. Pays off only
+  /// for page-locked memory (PinnedBatch, host_batch.hpp): the driver copies ordinary memory
+  /// before it returns. Does nothing on the CPU backend, which reads batches in place.
+  void prefetch(std::span<const Point> batch);
 
   /// Drops every queued batch; returns the points dropped.
   std::uint64_t discard_queued();

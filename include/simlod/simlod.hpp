@@ -5,6 +5,7 @@
 #include "simlod/bounds.hpp"
 #include "simlod/error.hpp"
 #include "simlod/framebuffer.hpp"
+#include "simlod/host_batch.hpp"
 #include "simlod/image.hpp"
 #include "simlod/io.hpp"
 #include "simlod/octree.hpp"

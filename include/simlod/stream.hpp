@@ -123,7 +123,9 @@ class Streamer {
   /// of a failed file when the stream reaches it (IoError or InvalidInput naming the file,
   /// offset or point index): batches inserted before stay, the rest of that file is skipped,
   /// and the next update() goes on with the following files. A CapacityError from the octree
-  /// drops that batch (octree unchanged) and is thrown as well.
+  /// drops the rest of that batch (progress().points_refused) and is thrown as well. Returns
+  /// the figures of all batches of the call; octree().stats().last_update holds those of the
+  /// last batch (each goes in through Octree::insert_now).
   UpdateStats update(std::chrono::microseconds budget = std::chrono::milliseconds{10});
   /// Blocks until a batch is ready to insert, the stream is done, or `timeout` passes.
   /// Returns true when a batch is ready.

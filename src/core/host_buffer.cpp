@@ -100,4 +100,12 @@ void fill_pinned_pool(std::size_t bytes, std::size_t count) {
   }
 }
 
+void release_pinned_pool() {
+  std::vector<HostBuffer> freed;  // freed after the lock is released
+  PinnedPool& p = pool();
+  std::lock_guard lock(p.mutex);
+  freed.swap(p.buffers);
+  p.bytes = 0;
+}
+
 }  // namespace simlod::detail

@@ -45,5 +45,7 @@ inline constexpr std::size_t kPinnedPoolBytes = std::size_t{1} << 30;
 void return_host_buffer(HostBuffer buffer);
 /// Pins buffers until the pool holds `count` buffers of `bytes` (within kPinnedPoolBytes).
 void fill_pinned_pool(std::size_t bytes, std::size_t count);
+/// Frees every buffer the pool holds.
+void release_pinned_pool();
 
 }  // namespace simlod::detail

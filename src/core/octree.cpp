@@ -51,7 +51,7 @@ detail::OctreeImpl& Octree::impl() const {
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
-  detail::validate_batch(batch, s.geometry);
+  detail::validate_batch(batch, s.geometry, "queued");
   if (batch.empty()) return;
   const std::size_t limit = s.config.max_batch_points;
   const std::size_t queued = s.queue.size();
@@ -79,19 +79,14 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
   detail::OctreeImpl& s = impl();
   const auto start = Clock::now();
   UpdateStats stats;
-  auto finish = [&] {
-    stats.batches_left = s.queue.size();
-    stats.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
-    s.last_update = stats;
-  };
+  auto finish = [&] { detail::finish_update(s, stats, start); };
   while (!s.queue.empty()) {
     std::vector<Point>& batch = s.queue.front();
-    std::size_t inserted = 0;
     try {
-      detail::insert_in_pieces(s, batch, stats, inserted);
-    } catch (const CapacityError&) {
+      detail::insert_in_pieces(s, batch, 0, batch.size(), stats);
+    } catch (const CapacityError& e) {
       // The device is full: what did not go in stays queued for a later update().
-      batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(inserted));
+      batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(e.points_inserted()));
       finish();
       throw;
     } catch (...) {
@@ -121,6 +116,10 @@ OctreeStats Octree::stats() const {
   detail::OctreeImpl& s = impl();
   OctreeStats out = detail::stats(s.store);
   out.batches_queued = s.queue.size();
+  if (const auto timing = detail::cuda_batch_timing(s.store)) {
+    out.memory_grow_steps = timing->grow_steps;
+    out.memory_grow_ms = timing->grow_ms;
+  }
   out.last_update = s.last_update;
   return out;
 }
@@ -134,17 +133,24 @@ NodeSnapshot Octree::snapshot() const {
 
 namespace detail {
 
+void finish_update(OctreeImpl& s, UpdateStats& stats, std::chrono::steady_clock::time_point start) {
+  stats.batches_left = s.queue.size();
+  stats.duration = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - start);
+  s.last_update = stats;
+}
+
 void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
-void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
-                      std::size_t& inserted) {
-  inserted = 0;
-  std::size_t piece = batch.size();
+void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, std::size_t begin,
+                      std::size_t end, UpdateStats& stats) {
+  std::size_t inserted = begin;
+  std::size_t piece = end - begin;
   bool split = false;
-  while (inserted < batch.size()) {
-    const std::size_t n = std::min(piece, batch.size() - inserted);
+  while (inserted < end) {
+    const std::size_t n = std::min(piece, end - inserted);
     try {
       detail::insert_batch(s.store, batch.subspan(inserted, n), stats);
     } catch (const InvalidInput&) {
@@ -153,9 +159,10 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
       // All or nothing: the octree is as before this piece. Halve it until it fits; a single
       // point that does not fit means the device (or the reserve) is full.
       if (n == 1) {
-        stats.points += inserted;
+        stats.points += inserted - begin;
         throw CapacityError(fmt::format("{} ({} of the batch's {} points were inserted)", e.what(),
-                                        inserted, batch.size()));
+                                        inserted, batch.size()),
+                            inserted);
       }
       piece = (n + 1) / 2;
       split = true;
@@ -167,10 +174,14 @@ void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& 
       fail(s, "an unknown exception");
       throw;
     }
+    if (const auto timing = cuda_batch_timing(s.store)) {
+      stats.device_upload_ms += timing->upload_ms;
+      stats.device_update_ms += timing->update_ms;
+    }
     inserted += n;
   }
   stats.batches += 1;
-  stats.points += batch.size();
+  stats.points += end - begin;
   stats.pieces += split ? 1 : 0;
 }
 
@@ -184,6 +195,8 @@ void Octree::for_each_node(const std::function<void(const NodeInfo&)>& visit) co
 std::uint64_t Octree::read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first) const {
   return detail::read_node(impl().store, id, first, out);
 }
+
+void Octree::prefetch(std::span<const Point> batch) { detail::prefetch(impl().store, batch); }
 
 const Bounds& Octree::cube() const { return impl().geometry.cube; }
 Backend Octree::backend() const { return impl().config.backend; }

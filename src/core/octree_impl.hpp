@@ -2,6 +2,7 @@
 // batches waiting for update(), and the tree store (core/dispatch.hpp).
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <span>
@@ -27,18 +28,23 @@ struct OctreeImpl {
   std::string failure;
 };
 
-/// Reaches the state of an Octree (for rasterize() and the Streamer).
+/// Reaches the state of an Octree (for rasterize()).
 struct OctreeAccess {
   static OctreeImpl& impl(const Octree& octree) { return octree.impl(); }
 };
 
-/// Inserts a validated batch: all at once, or, when the backend refuses it with CapacityError
-/// (all or nothing), in halves until the pieces fit. `inserted` = points of the batch in the
-/// octree when it returns or throws; throws CapacityError when a single point does not fit
-/// (the device or the reserve is full), other errors as the backend does: any but
-/// InvalidInput first puts the octree into the failed state (fail()).
-void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, UpdateStats& stats,
-                      std::size_t& inserted);
+/// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
+/// once, or, when the backend refuses them with CapacityError (all or nothing), in halves
+/// until the pieces fit. Adds the batch's device times to `stats`. Throws CapacityError when a
+/// single point does not fit (the device or the reserve is full), with points_inserted() =
+/// points of the batch in the octree (from its start); other errors as the backend does: any
+/// but InvalidInput first puts the octree into the failed state (fail()).
+void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, std::size_t begin,
+                      std::size_t end, UpdateStats& stats);
+
+/// Ends an update() or insert_now() call that began at `start`: batches left, duration, and
+/// stats().last_update.
+void finish_update(OctreeImpl& s, UpdateStats& stats, std::chrono::steady_clock::time_point start);
 
 /// Puts the octree into the failed state (keeps the first failure).
 void fail(OctreeImpl& s, std::string_view what);
@@ -57,7 +63,9 @@ void validate_config(const OctreeConfig& config);
 /// What is wrong with a point that find_bad_point() found, e.g. "(1, nan, 2) is not finite".
 [[nodiscard]] std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry);
 
-/// Throws InvalidInput naming the first point that is not finite or lies outside [0, edge].
-void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry);
+/// Throws InvalidInput naming the first point that is not finite or lies outside [0, edge];
+/// the message ends "nothing of the batch was <outcome>".
+void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry,
+                    std::string_view outcome);
 
 }  // namespace simlod::detail

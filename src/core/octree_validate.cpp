@@ -53,11 +53,28 @@ std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry) {
       p.x, p.y, p.z, geometry.edge);
 }
 
-void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry) {
+void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry,
+                    std::string_view outcome) {
   const std::size_t bad = find_bad_point(batch, geometry);
   if (bad == batch.size()) return;
-  throw InvalidInput(fmt::format("point {} of the batch {}; nothing of the batch was queued", bad,
-                                 describe_bad_point(batch[bad], geometry)));
+  throw InvalidInput(fmt::format("point {} of the batch {}; nothing of the batch was {}", bad,
+                                 describe_bad_point(batch[bad], geometry), outcome));
 }
 
 }  // namespace simlod::detail
+
+namespace simlod {
+
+Bounds Octree::root_cube(const Bounds& bounds) {
+  return detail::make_geometry(bounds, OctreeConfig{}).cube;
+}
+
+std::optional<BadPoint> Octree::find_bad_point(std::span<const Point> batch, const Bounds& cube) {
+  detail::OctreeGeometry g;  // the edge is all the check reads, as create() derives it
+  g.edge = static_cast<float>(cube.max[0] - cube.min[0]);
+  const std::size_t bad = detail::find_bad_point(batch, g);
+  if (bad == batch.size()) return std::nullopt;
+  return BadPoint{bad, detail::describe_bad_point(batch[bad], g)};
+}
+
+}  // namespace simlod

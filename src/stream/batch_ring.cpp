@@ -7,10 +7,6 @@ BatchRing::BatchRing(unsigned slots, std::size_t slot_points, bool pinned)
   for (unsigned i = 0; i < slots; ++i) slots_[i].seq = i;
 }
 
-BatchRing::~BatchRing() {
-  for (Slot& slot : slots_) return_host_buffer(std::move(slot.buffer));
-}
-
 Point* BatchRing::acquire(std::uint64_t seq) {
   Slot& slot = slots_[seq % slots_.size()];
   {
@@ -20,10 +16,11 @@ Point* BatchRing::acquire(std::uint64_t seq) {
   }
   // Only the loader of batch `seq` touches the slot until it publishes, so the allocation
   // (pinning 16 MB takes milliseconds) runs outside the lock.
-  if (slot.buffer.data() == nullptr) {
-    slot.buffer = take_host_buffer(slot_points_ * sizeof(Point), pinned_);
+  if (slot.buffer.capacity() == 0) {
+    slot.buffer = PinnedBatch(slot_points_, pinned_);
+    slot.buffer.resize(slot_points_);
   }
-  return static_cast<Point*>(slot.buffer.data());
+  return slot.buffer.points().data();
 }
 
 void BatchRing::publish(std::uint64_t seq, std::size_t points, std::exception_ptr error) {
@@ -41,7 +38,7 @@ std::optional<BatchRing::Entry> BatchRing::ready(std::uint64_t seq) {
   std::lock_guard lock(mutex_);
   Slot& slot = slots_[seq % slots_.size()];
   if (slot.seq != seq || !slot.published) return std::nullopt;
-  return Entry{{static_cast<const Point*>(slot.buffer.data()), slot.points}, slot.error};
+  return Entry{slot.buffer.points().first(slot.points), slot.error};
 }
 
 bool BatchRing::wait_ready(std::uint64_t seq, std::chrono::microseconds timeout) {

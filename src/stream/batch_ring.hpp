@@ -13,18 +13,16 @@
 #include <span>
 #include <vector>
 
-#include "core/host_buffer.hpp"
+#include "simlod/host_batch.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail {
 
 class BatchRing {
  public:
-  /// `slots` buffers of `slot_points` points each, taken when first used (from the pinned
-  /// pool when `pinned`, see host_buffer.hpp).
+  /// `slots` buffers of `slot_points` points each, taken when first used (page-locked when
+  /// `pinned`, from the pool of PinnedBatch; their memory returns there for the next stream).
   BatchRing(unsigned slots, std::size_t slot_points, bool pinned);
-  /// Returns the buffers to the pinned pool (host_buffer.hpp) for the next stream.
-  ~BatchRing();
   BatchRing(const BatchRing&) = delete;
   BatchRing& operator=(const BatchRing&) = delete;
 
@@ -61,7 +59,7 @@ class BatchRing {
     bool published = false;
     std::size_t points = 0;
     std::exception_ptr error;
-    HostBuffer buffer;
+    PinnedBatch buffer;
   };
 
   std::size_t slot_points_;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
+#include "simlod/octree.hpp"
 
 namespace simlod::detail {
 namespace {
@@ -29,10 +29,10 @@ constexpr std::size_t kPiecePoints = std::size_t{1} << 16;
 /// points from index `first`) lies outside the cube.
 void check_points(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
                   std::span<const Point> points) {
-  const std::size_t bad = find_bad_point(points, ctx.geometry);
-  if (bad == points.size()) return;
-  throw InvalidInput(fmt::format("{}: point {} {}", source_name(ctx, source), first + bad,
-                                 describe_bad_point(points[bad], ctx.geometry)));
+  const auto bad = Octree::find_bad_point(points, ctx.cube);
+  if (!bad) return;
+  throw InvalidInput(
+      fmt::format("{}: point {} {}", source_name(ctx, source), first + bad->index, bad->reason));
 }
 
 /// Reads batch `b` into `out` (batch.points entries) from a file source, checking each piece.
@@ -40,7 +40,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   if (!open.reader || open.source != b.source) {
     open.reader.reset();
     ReaderOptions options;
-    options.origin = ctx.geometry.cube.min;
+    options.origin = ctx.cube.min;
     options.threads = 1;  // the loaders are the parallelism
     open.reader = open_reader(ctx.files[b.source].path, options);
     open.source = b.source;
@@ -65,7 +65,7 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
     throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}", b.points,
                             b.first, n));
   }
-  const auto& o = ctx.geometry.cube.min;
+  const auto& o = ctx.cube.min;
   for (std::size_t i = 0; i < n; ++i) {
     Point& p = out[i];
     p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/octree_store.hpp"
+#include "simlod/bounds.hpp"
 #include "simlod/io.hpp"
 #include "simlod/synth.hpp"
 #include "stream/batch_ring.hpp"
@@ -20,13 +20,13 @@ namespace simlod::detail {
 struct LoaderContext {
   LoaderContext(const StreamPlan& plan_, BatchRing& ring_, const std::vector<FileInfo>& files_,
                 const std::vector<std::exception_ptr>& open_errors_, synth::Generator* generator_,
-                const OctreeGeometry& geometry_)
+                const Bounds& cube_)
       : plan(plan_),
         ring(ring_),
         files(files_),
         open_errors(open_errors_),
         generator(generator_),
-        geometry(geometry_),
+        cube(cube_),
         failed(std::make_unique<std::atomic<bool>[]>(std::max<std::size_t>(1, files_.size()))) {}
 
   const StreamPlan& plan;
@@ -34,7 +34,8 @@ struct LoaderContext {
   const std::vector<FileInfo>& files;                  ///< file sources (empty: synthetic)
   const std::vector<std::exception_ptr>& open_errors;  ///< per file: why its header failed
   synth::Generator* generator;                         ///< the synthetic source, or nullptr
-  OctreeGeometry geometry;  ///< the cube points are checked against; its min is the origin
+  Bounds cube;  ///< the octree's cube (Octree::root_cube): points are checked against it and
+                ///< stored relative to its min corner
   std::vector<double> bytes_per_point;  ///< per file: file size / points
 
   std::atomic<std::size_t> next_unit{0};

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
 #include "stream/streamer_impl.hpp"
 
@@ -15,6 +14,16 @@ namespace {
 /// batch in use and two more in its device buffers (kBatchBuffers in kernels/tuning.hpp); a
 /// third would evict the oldest, the batch about to be inserted.
 constexpr std::size_t kPrefetchAhead = 2;
+
+/// Adds the stats of one Octree::insert_now() to those of the whole update().
+void add(UpdateStats& total, const UpdateStats& batch) {
+  total.batches += batch.batches;
+  total.points += batch.points;
+  total.split_rounds = batch.split_rounds;
+  total.pieces += batch.pieces;
+  total.device_upload_ms += batch.device_upload_ms;
+  total.device_update_ms += batch.device_update_ms;
+}
 
 }  // namespace
 
@@ -63,7 +72,7 @@ StreamProgress Streamer::Impl::progress() const {
 UpdateStats Streamer::update(std::chrono::microseconds budget) {
   using Clock = Impl::Clock;
   Impl& s = impl();
-  detail::OctreeImpl& tree = detail::OctreeAccess::impl(*s.octree);
+  Octree& tree = *s.octree;
   const auto start = Clock::now();
   UpdateStats stats;
   auto elapsed_ms = [&] {
@@ -73,7 +82,6 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     const auto n = s.plan.batches.size();
     stats.batches_left = n > s.next_batch ? n - s.next_batch : 0;
     stats.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
-    tree.last_update = stats;
     if (s.next_batch >= n) s.finished = true;
     if (s.config.on_progress) s.config.on_progress(s.progress());
   };
@@ -82,7 +90,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (b >= s.plan.batches.size() || s.prefetched[b]) return;
     const auto entry = s.ring->ready(b);
     if (!entry || entry->error || entry->points.empty()) return;
-    detail::prefetch(tree.store, entry->points);
+    tree.prefetch(entry->points);
     s.prefetched[b] = true;
     s.points_uploaded += entry->points.size();
   };
@@ -138,12 +146,13 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     }
     prefetch_after(b);  // copied while this batch's kernels run
     const auto before = Clock::now();
-    std::size_t inserted = 0;
     try {
-      detail::insert_in_pieces(tree, entry->points, stats, inserted);
-    } catch (const CapacityError&) {
+      add(stats, tree.insert_now(entry->points));
+    } catch (const CapacityError& e) {
       // The device is full: what did not fit of this batch is dropped (the stream goes on,
       // later batches may find memory freed).
+      const std::uint64_t inserted = e.points_inserted();
+      stats.points += inserted;
       s.points_inserted += inserted;
       s.points_refused += entry->points.size() - inserted;
       advance(b);

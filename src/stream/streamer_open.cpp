@@ -6,10 +6,9 @@
 #include <atomic>
 #include <thread>
 
-#include "core/host_buffer.hpp"
-#include "core/octree_impl.hpp"
 #include "io/formats.hpp"
 #include "simlod/error.hpp"
+#include "simlod/host_batch.hpp"
 #include "stream/streamer_impl.hpp"
 
 namespace simlod {
@@ -112,11 +111,11 @@ void read_headers(const std::vector<std::filesystem::path>& paths, std::vector<F
 void Streamer::Impl::start_loading(const Bounds& cube) {
   OctreeConfig oc = config.octree;
   oc.max_batch_points = std::max(oc.max_batch_points, config.batch_points);
-  detail::validate_config(oc);
-  oc.backend = resolve_backend(oc.backend);
-  // The loaders need only the cube's geometry, so they start before the octree exists: the
+  // The loaders need only the octree's cube, so they start before the octree exists: the
   // first batch is read (and its buffer page-locked) while the device memory is reserved.
-  const detail::OctreeGeometry geometry = detail::make_geometry(cube, oc);
+  // Octree::create() validates the rest of the configuration.
+  const Bounds root = Octree::root_cube(cube);
+  const bool pinned = resolve_backend(oc.backend) == Backend::Cuda;
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
   prefetched.assign(plan.batches.size(), false);
@@ -125,10 +124,9 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
   const unsigned slots = ring_slots(config, threads);
-  ring =
-      std::make_unique<detail::BatchRing>(slots, config.batch_points, oc.backend == Backend::Cuda);
+  ring = std::make_unique<detail::BatchRing>(slots, config.batch_points, pinned);
   loaders_context = std::make_unique<detail::LoaderContext>(plan, *ring, files, open_errors,
-                                                            generator.get(), geometry);
+                                                            generator.get(), root);
   detail::LoaderContext& ctx = *loaders_context;
   for (const FileInfo& info : files) {
     std::error_code ec;
@@ -189,8 +187,7 @@ void Streamer::prepare(const StreamConfig& config) {
   check_config(config);
   if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
   const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
-  detail::fill_pinned_pool(std::size_t{config.batch_points} * sizeof(Point),
-                           ring_slots(config, loaders));
+  PinnedBatch::prepare(config.batch_points, ring_slots(config, loaders));
 }
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {

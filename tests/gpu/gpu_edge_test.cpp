@@ -5,10 +5,8 @@
 
 #include <vector>
 
-#include "core/octree_impl.hpp"
 #include "gpu/snapshot_compare.hpp"
 #include "io/test_data.hpp"
-#include "kernels/entry.hpp"
 #include "simlod/io.hpp"
 
 namespace simlod::test {
@@ -143,16 +141,16 @@ TEST(GpuOctree, BatchTimingIsReported) {
   OctreeConfig c;
   c.backend = Backend::Cuda;
   c.memory_bytes = std::uint64_t{1} << 30;
-  auto store = detail::create_stores(c, detail::make_geometry(scene.bounds, c));
-  EXPECT_FALSE(detail::cuda_batch_timing(store).has_value());
-  UpdateStats stats;
-  detail::insert_batch(store, scene.points, stats);
-  EXPECT_GE(stats.split_rounds, 2u) << "100,000 points split the root";
-  const auto timing = detail::cuda_batch_timing(store);
-  ASSERT_TRUE(timing.has_value());
-  EXPECT_GT(timing->upload_ms, 0.0);
-  EXPECT_GT(timing->update_ms, 0.0);
-  EXPECT_EQ(detail::stats(store).points, scene.points.size());
+  Octree tree = Octree::create(scene.bounds, c);
+  const UpdateStats u = tree.insert_now(scene.points);
+  EXPECT_EQ(u.batches, 1u);
+  EXPECT_GE(u.split_rounds, 2u) << "100,000 points split the root";
+  EXPECT_GT(u.device_upload_ms, 0.0);
+  EXPECT_GT(u.device_update_ms, 0.0);
+  EXPECT_EQ(tree.stats().last_update.device_update_ms, u.device_update_ms);
+  EXPECT_EQ(tree.stats().points, scene.points.size());
+  tree.insert(scene.points);
+  EXPECT_GT(tree.update().device_update_ms, 0.0) << "update() of queued batches reports it too";
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+// Octree::insert_now: update() of one batch straight from the caller's memory, for callers
+// that own their batch buffers (the Streamer's ring of page-locked buffers): no copy into the
+// queue, and a batch prefetch() moved is read from the device's copy.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/octree_impl.hpp"
+#include "simlod/error.hpp"
+#include "simlod/octree.hpp"
+
+namespace simlod {
+
+UpdateStats Octree::insert_now(std::span<const Point> batch) {
+  detail::OctreeImpl& s = impl();
+  const auto start = std::chrono::steady_clock::now();
+  UpdateStats stats;
+  try {
+    if (!s.queue.empty()) {
+      // Inserting past queued batches would reorder the caller's batches.
+      throw InvalidInput(fmt::format(
+          "insert_now: {} batches are queued; update() or discard_queued() them first (nothing "
+          "of the batch was inserted)",
+          s.queue.size()));
+    }
+    detail::validate_batch(batch, s.geometry, "inserted");
+    // Batches of max_batch_points, as insert() queues them; each goes in whole or in pieces.
+    const std::size_t limit = s.config.max_batch_points;
+    for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
+      detail::insert_in_pieces(s, batch, begin, std::min(batch.size(), begin + limit), stats);
+    }
+  } catch (...) {
+    detail::finish_update(s, stats, start);
+    throw;
+  }
+  detail::finish_update(s, stats, start);
+  return stats;
+}
+
+}  // namespace simlod
