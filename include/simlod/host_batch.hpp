@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 
+#include "simlod/bounds.hpp"
+#include "simlod/octree.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod {
@@ -35,14 +38,28 @@ class PinnedBatch {
   /// Returns page-locked memory to the pool (see above), frees the rest.
   ~PinnedBatch();
 
-  /// The batch: the first size() points.
-  [[nodiscard]] std::span<Point> points() { return {data_, size_}; }
+  /// The batch: the first size() points. The non-const overload forgets every check().
+  [[nodiscard]] std::span<Point> points() {
+    checked_ = 0;
+    return {data_, size_};
+  }
   [[nodiscard]] std::span<const Point> points() const { return {data_, size_}; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
   /// Sets size(); points beyond the old size hold unspecified values until written. Throws
-  /// InvalidInput when `points` exceeds capacity().
+  /// InvalidInput when `points` exceeds capacity(). Checks of points that stay are kept.
   void resize(std::size_t points);
+
+  /// Checks points [first, first + count) as Octree::insert() checks a batch for an octree over
+  /// `cube` (its Octree::cube(); finite and inside it) and returns the first bad point (index in
+  /// the batch), or nullopt. Pieces checked one after another from point 0 up against the same
+  /// cube let Octree::insert_now(const PinnedBatch&) skip its own check of them: loader threads
+  /// check while they fill, and the thread that inserts does not pass over the batch again.
+  /// Writing through a span taken before a check voids it (as it voids a prefetch()); the
+  /// non-const points() forgets all checks. Throws InvalidInput when the piece leaves size().
+  std::optional<BadPoint> check(const Bounds& cube, std::size_t first, std::size_t count);
+  /// Points checked from 0 up against a cube of the same edge as `cube`.
+  [[nodiscard]] std::size_t checked_points(const Bounds& cube) const;
   [[nodiscard]] bool pinned() const;
 
   /// Pins memory for `count` batches of `capacity_points` into the pool ahead of time (at
@@ -60,6 +77,8 @@ class PinnedBatch {
   Point* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  std::size_t checked_ = 0;    ///< points [0, checked_) passed check() against ...
+  float checked_edge_ = 0.0f;  ///< ... a cube of this edge (the only size the check reads)
 };
 
 }  // namespace simlod

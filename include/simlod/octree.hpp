@@ -120,6 +120,8 @@ struct BadPoint {
   std::string reason;     ///< e.g. "(1, nan, 2) is not finite"
 };
 
+class PinnedBatch;  // host_batch.hpp
+
 namespace detail {
 struct OctreeImpl;
 struct OctreeAccess;
@@ -178,6 +180,9 @@ class Octree {
   ///   batch's first points went in, the rest is the caller's to retry or drop; the octree
   ///   stays usable.
   UpdateStats insert_now(std::span<const Point> batch);
+  /// The same for a PinnedBatch, whose points checked by PinnedBatch::check() against this
+  /// octree's cube are not checked again (the rest is).
+  UpdateStats insert_now(const PinnedBatch& batch);
 
   /// Starts moving `batch` (at most config().max_batch_points) to where the next insert_now()
   /// of the same span reads it (CUDA: an asynchronous copy into one of the device's batch
@@ -212,6 +217,8 @@ class Octree {
   [[nodiscard]] const OctreeConfig& config() const;
 
  private:
+  /// insert_now() of a batch whose first `checked` points need no check.
+  UpdateStats insert_now(std::span<const Point> batch, std::size_t checked);
   friend struct detail::OctreeAccess;  // the renderer reaches the backend (src/core)
   explicit Octree(std::unique_ptr<detail::OctreeImpl> impl);
   /// The state; throws InvalidInput when used after a move.

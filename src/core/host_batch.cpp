@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "core/host_buffer.hpp"
@@ -23,13 +24,17 @@ PinnedBatch::PinnedBatch(PinnedBatch&& other) noexcept
     : buffer_(std::move(other.buffer_)),
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
-      capacity_(std::exchange(other.capacity_, 0)) {}
+      capacity_(std::exchange(other.capacity_, 0)),
+      checked_(std::exchange(other.checked_, 0)),
+      checked_edge_(other.checked_edge_) {}
 
 PinnedBatch& PinnedBatch::operator=(PinnedBatch&& other) noexcept {
   buffer_ = std::move(other.buffer_);
   data_ = std::exchange(other.data_, nullptr);
   size_ = std::exchange(other.size_, 0);
   capacity_ = std::exchange(other.capacity_, 0);
+  checked_ = std::exchange(other.checked_, 0);
+  checked_edge_ = other.checked_edge_;
   return *this;
 }
 
@@ -46,6 +51,33 @@ void PinnedBatch::resize(std::size_t points) {
                                    points, capacity_));
   }
   size_ = points;
+  checked_ = std::min(checked_, size_);
+}
+
+std::optional<BadPoint> PinnedBatch::check(const Bounds& cube, std::size_t first,
+                                           std::size_t count) {
+  if (first > size_ || count > size_ - first) {
+    throw InvalidInput(
+        fmt::format("PinnedBatch::check: points [{}, {}) leave the batch of {} points", first,
+                    first + count, size_));
+  }
+  const auto edge = static_cast<float>(cube.max[0] - cube.min[0]);
+  auto bad = Octree::find_bad_point(std::span<const Point>(data_ + first, count), cube);
+  if (bad) {
+    bad->index += first;
+    return bad;
+  }
+  if (first == 0) {
+    checked_edge_ = edge;
+    checked_ = count;
+  } else if (first <= checked_ && edge == checked_edge_) {
+    checked_ = std::max(checked_, first + count);
+  }
+  return std::nullopt;
+}
+
+std::size_t PinnedBatch::checked_points(const Bounds& cube) const {
+  return static_cast<float>(cube.max[0] - cube.min[0]) == checked_edge_ ? checked_ : 0;
 }
 
 bool PinnedBatch::pinned() const { return buffer_ && buffer_->pinned(); }

@@ -64,8 +64,9 @@ void validate_config(const OctreeConfig& config);
 [[nodiscard]] std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry);
 
 /// Throws InvalidInput naming the first point that is not finite or lies outside [0, edge];
-/// the message ends "nothing of the batch was <outcome>".
+/// the message ends "nothing of the batch was <outcome>". Points before `from` are taken as
+/// checked (PinnedBatch::check()).
 void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry,
-                    std::string_view outcome);
+                    std::string_view outcome, std::size_t from = 0);
 
 }  // namespace simlod::detail

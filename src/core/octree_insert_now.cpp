@@ -7,11 +7,18 @@
 
 #include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
+#include "simlod/host_batch.hpp"
 #include "simlod/octree.hpp"
 
 namespace simlod {
 
-UpdateStats Octree::insert_now(std::span<const Point> batch) {
+UpdateStats Octree::insert_now(std::span<const Point> batch) { return insert_now(batch, 0); }
+
+UpdateStats Octree::insert_now(const PinnedBatch& batch) {
+  return insert_now(batch.points(), batch.checked_points(cube()));
+}
+
+UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked) {
   detail::OctreeImpl& s = impl();
   const auto start = std::chrono::steady_clock::now();
   UpdateStats stats;
@@ -23,7 +30,8 @@ UpdateStats Octree::insert_now(std::span<const Point> batch) {
           "of the batch was inserted)",
           s.queue.size()));
     }
-    detail::validate_batch(batch, s.geometry, "inserted");
+    // Points a PinnedBatch::check() covered were checked against this cube's edge already.
+    detail::validate_batch(batch, s.geometry, "inserted", checked);
     // Batches of max_batch_points, as insert() queues them; each goes in whole or in pieces.
     const std::size_t limit = s.config.max_batch_points;
     for (std::size_t begin = 0; begin < batch.size(); begin += limit) {

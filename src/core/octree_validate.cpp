@@ -54,8 +54,8 @@ std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry) {
 }
 
 void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry,
-                    std::string_view outcome) {
-  const std::size_t bad = find_bad_point(batch, geometry);
+                    std::string_view outcome, std::size_t from) {
+  const std::size_t bad = from + find_bad_point(batch.subspan(from), geometry);
   if (bad == batch.size()) return;
   throw InvalidInput(fmt::format("point {} of the batch {}; nothing of the batch was {}", bad,
                                  describe_bad_point(batch[bad], geometry), outcome));

@@ -7,7 +7,7 @@ BatchRing::BatchRing(unsigned slots, std::size_t slot_points, bool pinned)
   for (unsigned i = 0; i < slots; ++i) slots_[i].seq = i;
 }
 
-Point* BatchRing::acquire(std::uint64_t seq) {
+PinnedBatch* BatchRing::acquire(std::uint64_t seq) {
   Slot& slot = slots_[seq % slots_.size()];
   {
     std::unique_lock lock(mutex_);
@@ -18,9 +18,10 @@ Point* BatchRing::acquire(std::uint64_t seq) {
   // (pinning 16 MB takes milliseconds) runs outside the lock.
   if (slot.buffer.capacity() == 0) {
     slot.buffer = PinnedBatch(slot_points_, pinned_);
-    slot.buffer.resize(slot_points_);
   }
-  return slot.buffer.points().data();
+  slot.buffer.resize(slot_points_);
+  (void)slot.buffer.points();  // forgets the checks of the batch it held before
+  return &slot.buffer;
 }
 
 void BatchRing::publish(std::uint64_t seq, std::size_t points, std::exception_ptr error) {
@@ -29,6 +30,7 @@ void BatchRing::publish(std::uint64_t seq, std::size_t points, std::exception_pt
     Slot& slot = slots_[seq % slots_.size()];
     slot.published = true;
     slot.points = points;
+    if (!error) slot.buffer.resize(points);  // keeps the loader's checks
     slot.error = std::move(error);
   }
   published_.notify_all();
@@ -38,7 +40,8 @@ std::optional<BatchRing::Entry> BatchRing::ready(std::uint64_t seq) {
   std::lock_guard lock(mutex_);
   Slot& slot = slots_[seq % slots_.size()];
   if (slot.seq != seq || !slot.published) return std::nullopt;
-  return Entry{slot.buffer.points().first(slot.points), slot.error};
+  const PinnedBatch& batch = slot.buffer;
+  return Entry{&batch, batch.points().first(slot.points), slot.error};
 }
 
 bool BatchRing::wait_ready(std::uint64_t seq, std::chrono::microseconds timeout) {

@@ -27,15 +27,17 @@ class BatchRing {
   BatchRing& operator=(const BatchRing&) = delete;
 
   // Loader side.
-  /// The buffer for batch `seq`; blocks until batch seq - slots was released. nullptr once
-  /// cancelled. Throws CapacityError when the buffer cannot be allocated.
-  [[nodiscard]] Point* acquire(std::uint64_t seq);
-  /// Batch `seq` holds `points` points, or failed with `error`.
+  /// The buffer for batch `seq` (size() = slot points, nothing checked); blocks until batch
+  /// seq - slots was released. nullptr once cancelled. Throws CapacityError when the buffer
+  /// cannot be allocated. The loader writes it and check()s what it wrote.
+  [[nodiscard]] PinnedBatch* acquire(std::uint64_t seq);
+  /// Batch `seq` holds its first `points` points, or failed with `error`.
   void publish(std::uint64_t seq, std::size_t points, std::exception_ptr error);
 
   // Consumer side.
   struct Entry {
-    std::span<const Point> points;
+    const PinnedBatch* batch;       ///< size() = the points published, with the loader's checks
+    std::span<const Point> points;  ///< batch->points()
     std::exception_ptr error;
   };
   /// Batch `seq` if it has been published (never blocks).

@@ -25,18 +25,20 @@ std::string source_name(const LoaderContext& ctx, std::size_t source) {
 /// cache: docs/perf-notes.md).
 constexpr std::size_t kPiecePoints = std::size_t{1} << 16;
 
-/// Throws InvalidInput naming the source and point when a point of `points` (the batch's
-/// points from index `first`) lies outside the cube.
+/// Checks points [at, at + n) of `batch` (which starts at point `first` of its source) and
+/// throws InvalidInput naming the source and point when one is not finite or lies outside the
+/// cube. The checks stay with the batch, so that Octree::insert_now() does not repeat them.
 void check_points(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
-                  std::span<const Point> points) {
-  const auto bad = Octree::find_bad_point(points, ctx.cube);
+                  PinnedBatch& batch, std::size_t at, std::size_t n) {
+  const auto bad = batch.check(ctx.cube, at, n);
   if (!bad) return;
   throw InvalidInput(
       fmt::format("{}: point {} {}", source_name(ctx, source), first + bad->index, bad->reason));
 }
 
 /// Reads batch `b` into `out` (batch.points entries) from a file source, checking each piece.
-void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, Point* out) {
+void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, PinnedBatch& batch,
+                     Point* out) {
   if (!open.reader || open.source != b.source) {
     open.reader.reset();
     ReaderOptions options;
@@ -54,12 +56,12 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
                                 ctx.files[b.source].path.string(), piece.size(), b.first + at, n));
     }
-    check_points(ctx, b.source, b.first + at, piece);
+    check_points(ctx, b.source, b.first, batch, at, piece.size());
   }
 }
 
 /// Generates batch `b` (the next points of the scene) shifted to the cube's corner.
-void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
+void generate_batch(LoaderContext& ctx, const StreamBatch& b, PinnedBatch& batch, Point* out) {
   const std::size_t n = ctx.generator->next({out, b.points});
   if (n != b.points) {
     throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}", b.points,
@@ -72,16 +74,16 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, Point* out) {
     p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
     p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
   }
-  check_points(ctx, 0, b.first, {out, n});
+  check_points(ctx, 0, b.first, batch, 0, n);
 }
 
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
   const StreamBatch& b = ctx.plan.batches[seq];
-  Point* out = nullptr;
+  PinnedBatch* batch = nullptr;
   try {
-    out = ctx.ring.acquire(seq);
-    if (out == nullptr) return false;
+    batch = ctx.ring.acquire(seq);
+    if (batch == nullptr) return false;
   } catch (...) {
     ctx.ring.publish(seq, 0, std::current_exception());
     return true;
@@ -96,10 +98,11 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     return true;
   }
   try {
+    Point* out = batch->points().data();  // taken before the checks, which follow the writes
     if (ctx.generator != nullptr) {
-      generate_batch(ctx, b, out);
+      generate_batch(ctx, b, *batch, out);
     } else if (b.points > 0) {
-      read_file_batch(ctx, open, b, out);
+      read_file_batch(ctx, open, b, *batch, out);
     }
   } catch (...) {
     ctx.failed[b.source] = true;

@@ -147,7 +147,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     prefetch_after(b);  // copied while this batch's kernels run
     const auto before = Clock::now();
     try {
-      add(stats, tree.insert_now(entry->points));
+      add(stats, tree.insert_now(*entry->batch));
     } catch (const CapacityError& e) {
       // The device is full: what did not fit of this batch is dropped (the stream goes on,
       // later batches may find memory freed).

@@ -69,7 +69,8 @@ TEST(OctreeInsertNow, SetsLastUpdate) {
   EXPECT_EQ(stats.last_update.batches, 1u);
   EXPECT_EQ(stats.last_update.points, 3000u);
   EXPECT_EQ(stats.points, 4000u);
-  EXPECT_EQ(tree.insert_now({}).points, 0u) << "an empty batch inserts nothing";
+  EXPECT_EQ(tree.insert_now(std::span<const Point>{}).points, 0u)
+      << "an empty batch inserts nothing";
   EXPECT_EQ(tree.stats().last_update.batches, 0u);
 }
 

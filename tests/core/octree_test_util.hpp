@@ -89,6 +89,14 @@ inline FullLeaves full_leaves() {
   return f;
 }
 
+/// The cube [0, edge]^3.
+inline Bounds cube_at_origin(double edge) {
+  Bounds b;
+  b.expand(0.0, 0.0, 0.0);
+  b.expand(edge, edge, edge);
+  return b;
+}
+
 /// CPU configuration that makes deep trees from few points.
 inline OctreeConfig small_config(std::uint32_t leaf = 2000, std::uint32_t grid = 32,
                                  std::uint32_t chunk = 500) {

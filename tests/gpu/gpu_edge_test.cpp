@@ -12,18 +12,11 @@
 namespace simlod::test {
 namespace {
 
-Bounds cube_of(double edge) {
-  Bounds b;
-  b.expand(0.0, 0.0, 0.0);
-  b.expand(edge, edge, edge);
-  return b;
-}
-
 TEST(GpuOctree, EmptyTreeIsTheRootLeaf) {
   SIMLOD_REQUIRE_GPU();
   OctreeConfig c;
   c.backend = Backend::Cuda;
-  const Octree tree = Octree::create(cube_of(10.0), c);
+  const Octree tree = Octree::create(cube_at_origin(10.0), c);
   const NodeSnapshot snap = tree.snapshot();
   ASSERT_EQ(snap.nodes.size(), 1u);
   EXPECT_TRUE(snap.nodes[0].leaf);
@@ -42,8 +35,8 @@ TEST(GpuOctree, IdenticalPointsReachTheDepthLimit) {
   for (std::size_t i = 0; i < 500; ++i) points.push_back(Point{1.0f, 2.0f, 3.0f, 7});
   OctreeConfig c;
   c.max_points_per_leaf = 100;
-  expect_cuda_matches_cpu(cube_of(10.0), c, points, 1000, /*invariants=*/true);
-  const Octree gpu = build(cube_of(10.0), on_backend(c, Backend::Cuda), points, 1000);
+  expect_cuda_matches_cpu(cube_at_origin(10.0), c, points, 1000, /*invariants=*/true);
+  const Octree gpu = build(cube_at_origin(10.0), on_backend(c, Backend::Cuda), points, 1000);
   EXPECT_EQ(gpu.stats().depth, 24u) << "a leaf at max_depth never splits";
   std::size_t biggest = 0;
   for (const auto& n : gpu.snapshot().nodes) biggest = std::max(biggest, n.points.size());
@@ -66,7 +59,7 @@ TEST(GpuOctree, PointsOnTheCubeFaces) {
   c.max_points_per_leaf = 50;
   c.voxel_grid = 16;
   c.chunk_capacity = 64;
-  expect_cuda_matches_cpu(cube_of(e), c, points, 777, /*invariants=*/true);
+  expect_cuda_matches_cpu(cube_at_origin(e), c, points, 777, /*invariants=*/true);
 }
 
 TEST(GpuOctree, TwoTreesAtOnce) {

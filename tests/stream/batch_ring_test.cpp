@@ -19,7 +19,7 @@ TEST(BatchRing, ALoaderWaitsUntilItsSlotIsReleased) {
   ring.publish(1, 4, nullptr);
   std::atomic<bool> got{false};
   std::jthread loader([&] {
-    Point* p = ring.acquire(2);  // slot of batch 0
+    PinnedBatch* p = ring.acquire(2);  // slot of batch 0
     got = p != nullptr;
   });
   std::this_thread::sleep_for(50ms);
