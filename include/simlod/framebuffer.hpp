@@ -21,15 +21,17 @@ struct FramebufferStore;
 struct FramebufferAccess;
 }  // namespace detail
 
-/// Move-only. Not thread-safe: one call at a time. Every call blocks until its work is done.
+/// Move-only. Not thread-safe: one call at a time. Every call blocks until its work is done,
+/// except rasterize_async() (render.hpp); the calls here wait for a frame it queued first.
 class Framebuffer {
  public:
   /// A width x height framebuffer on `backend` (Auto: CUDA when a device is usable).
-  /// `cpu_threads` is the CPU backend's thread count (0 = hardware threads). Throws
+  /// `cpu_threads` is the CPU backend's thread count (0 = hardware threads), `cuda_device` the
+  /// CUDA device (that of the octrees it draws; OctreeConfig::device). Throws
   /// InvalidInput for a zero or too large size (more than 2^28 pixels), CudaError when CUDA is
   /// requested but unusable, CapacityError when the buffers cannot be allocated.
   Framebuffer(std::uint32_t width, std::uint32_t height, Backend backend = Backend::Auto,
-              unsigned cpu_threads = 0);
+              unsigned cpu_threads = 0, int cuda_device = 0);
   Framebuffer(Framebuffer&&) noexcept;
   Framebuffer& operator=(Framebuffer&&) noexcept;
   ~Framebuffer();

@@ -17,6 +17,7 @@
 
 #include "simlod/backend.hpp"
 #include "simlod/bounds.hpp"
+#include "simlod/device_stream.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod {
@@ -43,6 +44,10 @@ struct OctreeConfig {
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
   Sampling sampling = Sampling::FirstCome;
+  /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
+  /// it for its duration and restores the caller's current device. Framebuffers that draw the
+  /// octree must be on the same device.
+  int device = 0;
 };
 
 struct UpdateStats {
@@ -194,6 +199,14 @@ class Octree {
   /// for page-locked memory (PinnedBatch, host_batch.hpp): the driver copies ordinary memory
   /// before it returns. Does nothing on the CPU backend, which reads batches in place.
   void prefetch(std::span<const Point> batch);
+
+  /// update() for an application that runs its own CUDA work beside the octree: the batches'
+  /// device work runs after what was queued on `stream` before the call, and work queued on
+  /// `stream` afterwards sees the tree with these batches (it waits on the device, through an
+  /// event, not on the host). The host still waits inside each batch where the memory plan
+  /// needs counts back from the device. On the CPU backend the same as update().
+  UpdateStats update_async(DeviceStream stream,
+                           std::chrono::microseconds budget = std::chrono::microseconds{0});
 
   /// Drops every queued batch; returns the points dropped.
   std::uint64_t discard_queued();

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "simlod/device_stream.hpp"
 #include "simlod/framebuffer.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/view.hpp"
@@ -36,6 +37,18 @@ struct RenderStats {
 /// view's size. Blocks until the image is resolved. Throws InvalidInput for a bad view or a
 /// mismatched framebuffer, CudaError when the device fails.
 RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb);
+
+/// rasterize() for an application that draws with its own CUDA work (e.g. into a wrapped
+/// graphics buffer, Framebuffer::wrap_device_rgba8): queues the frame after what was queued on
+/// `stream` before the call, and work queued on `stream` afterwards sees the resolved image; the
+/// host does not wait. The frame reads the tree as the octree's last batch left it (it waits on
+/// the device for that batch), and the octree's next batch waits on the device for the frame.
+/// wait_frame() returns its statistics. On the CPU backend the same as rasterize().
+void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb, DeviceStream stream);
+
+/// Waits for the last frame drawn into `fb` and returns its statistics (those of the last
+/// rasterize() when no rasterize_async() came after it; all zero before the first frame).
+RenderStats wait_frame(Framebuffer& fb);
 
 /// The same for a host copy of a tree (Octree::snapshot()), drawn on the CPU: `fb` must be a
 /// CPU framebuffer. Lets a snapshot of a CUDA octree be checked against the CUDA renderer.

@@ -7,6 +7,7 @@
 #include "core/cpu/tree/store.hpp"
 #include "core/cpu/update/update.hpp"
 #include "core/render_job.hpp"
+#include "simlod/backend.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -23,6 +24,25 @@ constexpr bool kCuda = true;
 constexpr bool kCuda = false;
 #endif
 
+void check_device(int device, const char* what) {
+  const int count = cuda_device_count();
+  if (device < 0 || device >= count) {
+    throw InvalidInput(std::string(what) + " = " + std::to_string(device) +
+                       " is not a CUDA device (this machine has " + std::to_string(count) + ")");
+  }
+}
+
+/// A frame queued by render_async() whose statistics were not read yet: read them, so that
+/// later work on the framebuffer (which reuses its events) cannot disturb them.
+void settle([[maybe_unused]] FramebufferStore& fb) {
+#if SIMLOD_HAS_CUDA
+  if (fb.cuda && fb.frame_pending) {
+    fb.last_frame = cuda::frame_stats(*fb.cuda);
+    fb.frame_pending = false;
+  }
+#endif
+}
+
 }  // namespace
 
 TreeStores::TreeStores() = default;
@@ -35,6 +55,7 @@ TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geome
   s.kind = config.backend;
   if (s.kind == Backend::Cuda) {
     if constexpr (!kCuda) no_cuda("octree backend");
+    check_device(config.device, "OctreeConfig::device");
 #if SIMLOD_HAS_CUDA
     s.cuda = cuda::create_store(config, geometry);
     s.cuda_update = cuda::create_update_state(*s.cuda);
@@ -99,22 +120,60 @@ std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t fir
 
 RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb) {
 #if SIMLOD_HAS_CUDA
-  if (s.cuda) return cuda::render(*s.cuda, job, *fb.cuda);
+  if (s.cuda) {
+    settle(fb);
+    cuda::render_async(*s.cuda, job, *fb.cuda, nullptr, false);
+    fb.frame_pending = true;
+    return frame_stats(fb);
+  }
 #endif
-  return cpu::render(s.cpu->read(), job, *fb.cpu);
+  fb.last_frame = cpu::render(s.cpu->read(), job, *fb.cpu);
+  return fb.last_frame;
+}
+
+void render_async(const TreeStores& s, const RenderJob& job, FramebufferStore& fb,
+                  [[maybe_unused]] DeviceStream stream) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) {
+    settle(fb);
+    cuda::render_async(*s.cuda, job, *fb.cuda, stream.handle(), true);
+    fb.frame_pending = true;
+    return;
+  }
+#endif
+  fb.last_frame = cpu::render(s.cpu->read(), job, *fb.cpu);
+}
+
+RenderStats frame_stats(FramebufferStore& fb) {
+  settle(fb);
+  return fb.last_frame;
 }
 
 RenderStats render(const NodeSnapshot& snapshot, const RenderJob& job, FramebufferStore& fb) {
-  return cpu::render(snapshot, job, *fb.cpu);
+  fb.last_frame = cpu::render(snapshot, job, *fb.cpu);
+  return fb.last_frame;
+}
+
+void order_after([[maybe_unused]] TreeStores& s, [[maybe_unused]] DeviceStream stream) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) cuda::order_after(*s.cuda, stream.handle());
+#endif
+}
+
+void signal([[maybe_unused]] const TreeStores& s, [[maybe_unused]] DeviceStream stream) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) cuda::signal(*s.cuda, stream.handle());
+#endif
 }
 
 FramebufferStore::FramebufferStore(std::uint32_t width_, std::uint32_t height_, Backend backend,
-                                   unsigned threads)
-    : kind(backend), width(width_), height(height_) {
+                                   unsigned threads, int device_)
+    : kind(backend), width(width_), height(height_), device(device_) {
   if (kind == Backend::Cuda) {
     if constexpr (!kCuda) no_cuda("framebuffer");
+    check_device(device, "Framebuffer: cuda_device");
 #if SIMLOD_HAS_CUDA
-    cuda = cuda::create_framebuffer(width, height);
+    cuda = cuda::create_framebuffer(width, height, device);
 #endif
   } else {
     cpu = std::make_unique<cpu::Framebuffer>(width, height, threads);
@@ -124,20 +183,23 @@ FramebufferStore::FramebufferStore(std::uint32_t width_, std::uint32_t height_, 
 FramebufferStore::~FramebufferStore() = default;
 
 double resolve(FramebufferStore& fb, const ResolveSettings& settings) {
+  settle(fb);
 #if SIMLOD_HAS_CUDA
   if (fb.cuda) return cuda::resolve(*fb.cuda, settings);
 #endif
   return fb.cpu->resolve(settings);
 }
 
-std::vector<std::uint8_t> download(const FramebufferStore& fb) {
+std::vector<std::uint8_t> download(FramebufferStore& fb) {
+  settle(fb);
 #if SIMLOD_HAS_CUDA
   if (fb.cuda) return cuda::download(*fb.cuda);
 #endif
   return fb.cpu->download();
 }
 
-std::vector<std::uint64_t> download_words(const FramebufferStore& fb) {
+std::vector<std::uint64_t> download_words(FramebufferStore& fb) {
+  settle(fb);
 #if SIMLOD_HAS_CUDA
   if (fb.cuda) return cuda::download_words(*fb.cuda);
 #endif
@@ -146,6 +208,7 @@ std::vector<std::uint64_t> download_words(const FramebufferStore& fb) {
 
 void wrap_device_rgba8([[maybe_unused]] FramebufferStore& fb, [[maybe_unused]] void* d_pixels,
                        [[maybe_unused]] std::size_t pitch_bytes) {
+  settle(fb);
 #if SIMLOD_HAS_CUDA
   if (fb.cuda) cuda::wrap_device_rgba8(*fb.cuda, d_pixels, pitch_bytes);
 #endif

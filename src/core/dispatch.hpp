@@ -14,6 +14,7 @@
 #include "core/framebuffer_store.hpp"
 #include "core/octree_store.hpp"
 #include "kernels/entry.hpp"
+#include "simlod/device_stream.hpp"
 
 namespace simlod::detail {
 
@@ -58,15 +59,28 @@ void prefetch(TreeStores& s, std::span<const Point> batch);
 void for_each_node(const TreeStores& s, const NodeVisitor& visit);
 std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t first,
                         std::span<Point> out);
-/// Clears `fb` (of the tree's backend), draws the tree and resolves the image.
+/// Clears `fb` (of the tree's backend), draws the tree and resolves the image; waits for it.
 RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb);
+/// The same, queued after the work on `stream` and before what `stream` gets next (CUDA; the
+/// CPU draws at once); frame_stats() waits for it.
+void render_async(const TreeStores& s, const RenderJob& job, FramebufferStore& fb,
+                  DeviceStream stream);
+/// The statistics of the last frame, after waiting for it.
+RenderStats frame_stats(FramebufferStore& fb);
+
+// Ordering against an application's stream (CUDA; nothing on the CPU).
+/// The store's next device work runs after what is queued on `stream` now.
+void order_after(TreeStores& s, DeviceStream stream);
+/// What `stream` gets from now on runs after the store's last batch.
+void signal(const TreeStores& s, DeviceStream stream);
 /// The CPU renderer over a snapshot (fb on the CPU).
 RenderStats render(const NodeSnapshot& snapshot, const RenderJob& job, FramebufferStore& fb);
 
-// The framebuffer (its store is created by FramebufferStore's constructor).
+// The framebuffer (its store is created by FramebufferStore's constructor). Each waits for a
+// frame render_async() queued first.
 double resolve(FramebufferStore& fb, const ResolveSettings& settings);
-[[nodiscard]] std::vector<std::uint8_t> download(const FramebufferStore& fb);
-[[nodiscard]] std::vector<std::uint64_t> download_words(const FramebufferStore& fb);
+[[nodiscard]] std::vector<std::uint8_t> download(FramebufferStore& fb);
+[[nodiscard]] std::vector<std::uint64_t> download_words(FramebufferStore& fb);
 void wrap_device_rgba8(FramebufferStore& fb, void* d_pixels, std::size_t pitch_bytes);
 
 }  // namespace simlod::detail

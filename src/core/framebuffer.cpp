@@ -35,7 +35,7 @@ void validate_edl(float strength, std::uint32_t radius, std::string_view where) 
 }  // namespace detail
 
 Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend backend,
-                         unsigned cpu_threads) {
+                         unsigned cpu_threads, int cuda_device) {
   if (width == 0 || height == 0 || std::uint64_t{width} * height > kMaxPixels) {
     throw InvalidInput(fmt::format(
         "framebuffer size {} x {} is invalid: both sides must be > 0 and the pixels <= {}", width,
@@ -43,7 +43,8 @@ Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, Backend back
   }
   const Backend kind = resolve_backend(backend);
   try {
-    store_ = std::make_unique<detail::FramebufferStore>(width, height, kind, cpu_threads);
+    store_ =
+        std::make_unique<detail::FramebufferStore>(width, height, kind, cpu_threads, cuda_device);
   } catch (const std::bad_alloc&) {
     throw CapacityError(
         fmt::format("not enough host memory for a {} x {} framebuffer", width, height));

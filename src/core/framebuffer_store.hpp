@@ -12,6 +12,7 @@
 #include "kernels/entry.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/framebuffer.hpp"
+#include "simlod/render.hpp"
 
 namespace simlod::detail {
 
@@ -39,13 +40,17 @@ class FramebufferSize {
 };
 
 struct FramebufferStore {
-  FramebufferStore(std::uint32_t width, std::uint32_t height, Backend backend, unsigned threads);
+  FramebufferStore(std::uint32_t width, std::uint32_t height, Backend backend, unsigned threads,
+                   int device);
   ~FramebufferStore();
   FramebufferStore(const FramebufferStore&) = delete;
   FramebufferStore& operator=(const FramebufferStore&) = delete;
 
   Backend kind;
   std::uint32_t width, height;
+  int device;                  ///< CUDA device (CUDA framebuffers)
+  bool frame_pending = false;  ///< a frame was queued and its statistics not read yet
+  RenderStats last_frame;      ///< statistics of the last frame read back
   std::unique_ptr<cpu::Framebuffer> cpu;
   cuda::Owned<cuda::Framebuffer> cuda{nullptr, nullptr};
 };

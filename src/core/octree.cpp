@@ -104,6 +104,14 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
   return stats;
 }
 
+UpdateStats Octree::update_async(DeviceStream stream, std::chrono::microseconds budget) {
+  detail::OctreeImpl& s = impl();
+  detail::order_after(s.store, stream);
+  UpdateStats stats = update(budget);
+  detail::signal(s.store, stream);
+  return stats;
+}
+
 std::uint64_t Octree::discard_queued() {
   detail::OctreeImpl& s = impl();
   std::uint64_t points = 0;

@@ -41,7 +41,7 @@ RenderJob make_render_job(const View& view, float edge) {
 
 namespace {
 
-void check_target(const View& view, FramebufferStore& fb, Backend tree) {
+void check_target(const View& view, FramebufferStore& fb, Backend tree, int device = -1) {
   if (fb.kind != tree) {
     throw InvalidInput(
         fmt::format("rasterize: the framebuffer is on the {} backend, the tree on "
@@ -54,6 +54,15 @@ void check_target(const View& view, FramebufferStore& fb, Backend tree) {
                     "{} x {}",
                     view.width, view.height, fb.width, fb.height));
   }
+  if (tree == Backend::Cuda && device >= 0 && fb.device != device) {
+    throw InvalidInput(
+        fmt::format("rasterize: the framebuffer is on CUDA device {}, the octree on device {}",
+                    fb.device, device));
+  }
+}
+
+void check_target(const View& view, FramebufferStore& fb, const OctreeConfig& tree) {
+  check_target(view, fb, tree.backend, tree.device);
 }
 
 }  // namespace
@@ -62,9 +71,21 @@ void check_target(const View& view, FramebufferStore& fb, Backend tree) {
 RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb) {
   detail::OctreeImpl& impl = detail::OctreeAccess::impl(octree);
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
-  detail::check_target(view, store, impl.config.backend);
+  detail::check_target(view, store, impl.config);
   const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
   return detail::render(impl.store, job, store);
+}
+
+void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb, DeviceStream stream) {
+  detail::OctreeImpl& impl = detail::OctreeAccess::impl(octree);
+  detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
+  detail::check_target(view, store, impl.config);
+  const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
+  detail::render_async(impl.store, job, store, stream);
+}
+
+RenderStats wait_frame(Framebuffer& fb) {
+  return detail::frame_stats(detail::FramebufferAccess::store(fb));
 }
 
 RenderStats rasterize(const NodeSnapshot& snapshot, const View& view, Framebuffer& fb) {

@@ -46,9 +46,12 @@ void destroy(TreeStore* p);
 void destroy(UpdateState* p);
 void destroy(Framebuffer* p);
 
+// Every function runs on the device of its store or framebuffer (OctreeConfig::device) and
+// restores the caller's current device.
+
 // The tree store (kernels/tree/).
-/// Reserves the arena and writes the empty tree. Throws CapacityError when the reserve cannot
-/// be had or cannot hold the fixed tables, CudaError otherwise.
+/// Reserves the arena on config.device and writes the empty tree. Throws CapacityError when the
+/// reserve cannot be had or cannot hold the fixed tables, CudaError otherwise.
 [[nodiscard]] Owned<TreeStore> create_store(const OctreeConfig& config,
                                             const OctreeGeometry& geometry);
 /// From counters read back after the last batch; does not touch the device.
@@ -58,6 +61,10 @@ void destroy(Framebuffer* p);
 void for_each_node(const TreeStore& store, const NodeVisitor& visit);
 std::uint64_t read_node(const TreeStore& store, std::uint32_t id, std::uint64_t first,
                         std::span<Point> out);
+/// The store's next device work runs after what is queued on `stream` (a cudaStream_t) now.
+void order_after(TreeStore& store, void* stream);
+/// What is queued on `stream` from now on runs after the store's last batch.
+void signal(const TreeStore& store, void* stream);
 
 // The incremental builder (kernels/update/).
 [[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
@@ -72,9 +79,16 @@ void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point>
 [[nodiscard]] const CudaBatchTiming* last_timing(const UpdateState& state);
 
 // The renderer and its framebuffer (kernels/render/).
-[[nodiscard]] Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height);
-/// Selection, splatting and resolve on the framebuffer's stream, after the store's last batch.
-RenderStats render(const TreeStore& store, const RenderJob& job, Framebuffer& fb);
+[[nodiscard]] Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height,
+                                                    int device);
+/// Queues a frame (selection, splatting and resolve) on the framebuffer's stream, after the
+/// store's last batch and, when `external`, after what is queued on `stream` now; the store's
+/// next batch, and then `stream` when `external`, wait for the frame on the device.
+void render_async(const TreeStore& store, const RenderJob& job, Framebuffer& fb, void* stream,
+                  bool external);
+/// Waits for the last frame render_async() queued on `fb` and returns its statistics.
+[[nodiscard]] RenderStats frame_stats(Framebuffer& fb);
+[[nodiscard]] int device_of(const Framebuffer& fb);
 double resolve(Framebuffer& fb, const ResolveSettings& settings);
 [[nodiscard]] std::vector<std::uint8_t> download(const Framebuffer& fb);
 [[nodiscard]] std::vector<std::uint64_t> download_words(const Framebuffer& fb);

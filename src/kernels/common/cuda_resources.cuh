@@ -57,6 +57,35 @@ using PinnedMemory = CudaOwner<void*, ReleasePinned>;
 using StreamHandle = CudaOwner<cudaStream_t, ReleaseStream>;
 using EventHandle = CudaOwner<cudaEvent_t, ReleaseEvent>;
 
+/// Makes `device` current for a scope and restores the caller's device after it: every entry
+/// point of a store or framebuffer runs on the device it was created on.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) : device_(device) {
+    SIMLOD_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device_) SIMLOD_CUDA_CHECK(cudaSetDevice(device_));
+  }
+  ~DeviceScope() {
+    if (previous_ != device_) (void)cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int device_;
+  int previous_ = 0;
+};
+
+/// Deletes `p` with `device` current (its resources were made there); never throws.
+template <class T>
+void delete_on(int device, T* p) noexcept {
+  int previous = 0;
+  const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device &&
+                        cudaSetDevice(device) == cudaSuccess;
+  delete p;
+  if (switched) (void)cudaSetDevice(previous);
+}
+
 // Makers that throw CudaError when the runtime refuses.
 inline PinnedMemory make_pinned(std::size_t bytes) {
   void* p = nullptr;

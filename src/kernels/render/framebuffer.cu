@@ -48,9 +48,9 @@ __global__ void resolve_kernel(const unsigned long long* words, const unsigned l
 
 Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height)
     : FramebufferSize(width, height) {
-  int device = 0;
-  SIMLOD_CUDA_CHECK(cudaGetDevice(&device));
-  SIMLOD_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  SIMLOD_CUDA_CHECK(cudaGetDevice(&device_));
+  SIMLOD_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+  external_ = make_event(cudaEventDisableTiming);
   words_ = device_buffer(pixels() * 8, "depth buffer");
   rgba_ = device_buffer(pixels() * 4, "image");
   counters_ = device_buffer(sizeof(RenderCounters), "counters");
@@ -129,13 +129,26 @@ void Framebuffer::wrap_device_rgba8(void* d_pixels, std::size_t pitch_bytes) {
   wrapped_pitch_ = d_pixels != nullptr ? pitch_bytes : 0;
 }
 
-Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height) {
+Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height, int device) {
+  DeviceScope scope(device);
   return Owned<Framebuffer>(new Framebuffer(width, height), [](Framebuffer* p) { destroy(p); });
 }
-void destroy(Framebuffer* p) { delete p; }
-double resolve(Framebuffer& fb, const ResolveSettings& settings) { return fb.resolve(settings); }
-std::vector<std::uint8_t> download(const Framebuffer& fb) { return fb.download(); }
-std::vector<std::uint64_t> download_words(const Framebuffer& fb) { return fb.download_words(); }
+void destroy(Framebuffer* p) {
+  if (p != nullptr) delete_on(p->device(), p);
+}
+int device_of(const Framebuffer& fb) { return fb.device(); }
+double resolve(Framebuffer& fb, const ResolveSettings& settings) {
+  DeviceScope scope(fb.device());
+  return fb.resolve(settings);
+}
+std::vector<std::uint8_t> download(const Framebuffer& fb) {
+  DeviceScope scope(fb.device());
+  return fb.download();
+}
+std::vector<std::uint64_t> download_words(const Framebuffer& fb) {
+  DeviceScope scope(fb.device());
+  return fb.download_words();
+}
 void wrap_device_rgba8(Framebuffer& fb, void* d_pixels, std::size_t pitch_bytes) {
   fb.wrap_device_rgba8(d_pixels, pitch_bytes);
 }

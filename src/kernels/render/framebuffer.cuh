@@ -14,6 +14,7 @@ namespace simlod::detail::cuda {
 
 class Framebuffer : public FramebufferSize {
  public:
+  /// On the current device.
   Framebuffer(std::uint32_t width, std::uint32_t height);
 
   double resolve(const ResolveSettings& settings);
@@ -46,6 +47,9 @@ class Framebuffer : public FramebufferSize {
   [[nodiscard]] float2* d_ranges() const { return static_cast<float2*>(ranges_.get()); }
   [[nodiscard]] uint2* d_entries() const { return static_cast<uint2*>(entries_.get()); }
   [[nodiscard]] int sm_count() const { return sm_count_; }
+  [[nodiscard]] int device() const { return device_; }
+  /// Recorded on an application's stream (render_async).
+  [[nodiscard]] cudaEvent_t external() const { return external_.get(); }
 
   static constexpr int kEvents = 4;
 
@@ -59,6 +63,8 @@ class Framebuffer : public FramebufferSize {
   std::size_t wrapped_pitch_ = 0;
   bool blended_ = false;
   int sm_count_ = 1;
+  int device_ = 0;
+  EventHandle external_;
 };
 
 }  // namespace simlod::detail::cuda

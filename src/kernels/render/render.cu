@@ -1,18 +1,27 @@
-// CUDA renderer: one frame (clear -> select -> splat [-> blend] -> resolve) on the
-// framebuffer's stream, timed with events; the counters come back with one copy.
+// CUDA renderer: one frame (clear -> select -> splat [-> blend] -> resolve) queued on the
+// framebuffer's stream, timed with events; the counters come back with one asynchronous copy,
+// read when the caller asks for the frame's statistics.
 #include "core/render_job.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/cuda_resources.cuh"
 #include "kernels/render/framebuffer.cuh"
 #include "kernels/render/render_passes.hpp"
 #include "kernels/tree/store.cuh"
 
 namespace simlod::detail::cuda {
 
-RenderStats render(const TreeStore& store, const RenderJob& job, Framebuffer& fb) {
+void render_async(const TreeStore& store, const RenderJob& job, Framebuffer& fb, void* stream,
+                  bool external) {
+  DeviceScope scope(fb.device());
   const ReadView tree = store.read();
   const std::uint32_t nodes = tree.node_count;
   fb.reserve(nodes, tree.chunk_top);
   cudaStream_t s = fb.stream();
+  auto* app = static_cast<cudaStream_t>(stream);
+  if (external) {  // after the application's work queued so far
+    SIMLOD_CUDA_CHECK(cudaEventRecord(fb.external(), app));
+    SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(s, fb.external(), 0));
+  }
   // The frame reads the tree as the last batch left it: wait for it on the device, not here.
   SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(s, store.ready.get(), 0));
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(0), s));
@@ -26,8 +35,15 @@ RenderStats render(const TreeStore& store, const RenderJob& job, Framebuffer& fb
   SIMLOD_CUDA_CHECK(cudaEventRecord(fb.event(3), s));
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(fb.h_counters(), fb.d_counters(), sizeof(RenderCounters),
                                     cudaMemcpyDeviceToHost, s));
-  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  // The next batch may move samples the frame reads (splits pool chunks): it waits for the
+  // frame; so does the application's stream.
+  SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(store.stream_handle(), fb.event(3), 0));
+  if (external) SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(app, fb.event(3), 0));
+}
 
+RenderStats frame_stats(Framebuffer& fb) {
+  DeviceScope scope(fb.device());
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fb.stream()));
   const RenderCounters& c = *fb.h_counters();
   RenderStats stats;
   stats.nodes = c.drawn;

@@ -41,6 +41,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
   control_host = make_pinned(sizeof(Control));
   stream = make_stream();
   ready = make_event(cudaEventDisableTiming);
+  external = make_event(cudaEventDisableTiming);
   cudaStream_t s = stream.get();
   writer = make_tree_view(arena.data(), layout, config, geometry);
 
@@ -59,14 +60,30 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
 }
 
 Owned<TreeStore> create_store(const OctreeConfig& config, const OctreeGeometry& geometry) {
+  DeviceScope scope(config.device);
   return Owned<TreeStore>(new TreeStore(config, geometry), [](TreeStore* p) { destroy(p); });
 }
 
-void destroy(TreeStore* p) { delete p; }
+void destroy(TreeStore* p) {
+  if (p != nullptr) delete_on(p->config.device, p);
+}
+
+void order_after(TreeStore& t, void* stream) {
+  DeviceScope scope(t.config.device);
+  auto* s = static_cast<cudaStream_t>(stream);
+  SIMLOD_CUDA_CHECK(cudaEventRecord(t.external.get(), s));
+  SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(t.stream_handle(), t.external.get(), 0));
+}
+
+void signal(const TreeStore& t, void* stream) {
+  DeviceScope scope(t.config.device);
+  SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), t.ready.get(), 0));
+}
 
 OctreeStats stats(const TreeStore& t) { return tree_stats(t.control, t.layout, t.points); }
 
 NodeSnapshot snapshot(const TreeStore& t) {
+  DeviceScope scope(t.config.device);
   HostTreeCopy copy;
   copy_nodes(t, copy);
   copy.chunks.resize(std::uint64_t{t.control.chunk_top} * t.layout.chunk_bytes);
@@ -79,6 +96,7 @@ NodeSnapshot snapshot(const TreeStore& t) {
 }
 
 void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
+  DeviceScope scope(t.config.device);
   HostTreeCopy copy;
   copy_nodes(t, copy);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(t.stream_handle()));
@@ -94,6 +112,7 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
                        " is not a node (the tree has " + std::to_string(t.control.node_count) +
                        ")");
   }
+  DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
   DeviceNode node{};
   SIMLOD_CUDA_CHECK(

@@ -38,9 +38,10 @@ struct TreeStore {
   DeviceArena arena;          ///< address range of layout.total_bytes, backed as the tree grows
   PinnedMemory control_host;  ///< one Control, target of counter read-backs
   StreamHandle stream;
-  EventHandle ready;  ///< recorded on `stream` when a batch completed
-  TreeView writer;    ///< pointers and parameters; per-batch fields are the builder's
-  Control control{};  ///< counters after the last completed batch
+  EventHandle ready;     ///< recorded on `stream` when a batch completed
+  EventHandle external;  ///< recorded on an application's stream (order_after)
+  TreeView writer;       ///< pointers and parameters; per-batch fields are the builder's
+  Control control{};     ///< counters after the last completed batch
   std::uint64_t points = 0;
 };
 

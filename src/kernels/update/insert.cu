@@ -108,6 +108,7 @@ void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch
                        " points exceeds max_batch_points = " + std::to_string(t.layout.max_batch));
   }
   const auto n = static_cast<std::uint32_t>(batch.size());
+  DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
   stage(t, state, batch);

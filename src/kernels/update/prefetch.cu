@@ -54,10 +54,15 @@ UpdateState::UpdateState(const TreeStore& t) : headroom(kExpandHeadroom) {
 }
 
 Owned<UpdateState> create_update_state(const TreeStore& store) {
-  return Owned<UpdateState>(new UpdateState(store), [](UpdateState* p) { destroy(p); });
+  DeviceScope scope(store.config.device);
+  auto* state = new UpdateState(store);
+  state->device = store.config.device;
+  return Owned<UpdateState>(state, [](UpdateState* p) { destroy(p); });
 }
 
-void destroy(UpdateState* p) { delete p; }
+void destroy(UpdateState* p) {
+  if (p != nullptr) delete_on(p->device, p);
+}
 
 const CudaBatchTiming* last_timing(const UpdateState& state) {
   return state.inserted_any ? &state.timing : nullptr;
@@ -66,6 +71,7 @@ const CudaBatchTiming* last_timing(const UpdateState& state) {
 void prefetch(const TreeStore& t, UpdateState& state, std::span<const Point> batch) {
   if (batch.empty() || batch.size() > t.layout.max_batch) return;  // insert_batch() reports it
   if (state.buffers[1].d == nullptr) return;  // no room for more buffers: upload in line
+  DeviceScope scope(t.config.device);
   for (const BatchBuffer& b : state.buffers) {
     if (same(b.pending, batch)) return;  // already on its way
   }

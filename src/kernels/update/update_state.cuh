@@ -47,6 +47,7 @@ struct UpdateState {
   StreamHandle copy_stream;
   CudaBatchTiming timing;
   bool inserted_any = false;
+  int device = 0;  ///< the store's
 };
 
 /// Points store.writer.d_batch at the buffer that holds `batch` (prefetched) or uploads it
