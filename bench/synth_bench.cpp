@@ -4,11 +4,12 @@
 //   SIMLOD_BENCH_POINTS  points per scene (default 10,000,000)
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "simlod/synth.hpp"
-#include "synth/parallel.hpp"
 
 namespace {
 
@@ -27,15 +28,13 @@ std::uint64_t bench_points() {
 // threads == 0: all hardware threads.
 void generate(benchmark::State& state, Order order, unsigned threads) {
   const std::uint64_t points = bench_points();
-  simlod::synth::detail::set_worker_limit(threads);
-  const unsigned used = simlod::synth::detail::worker_count();
+  const unsigned used = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<simlod::Point> batch(kBatchPoints);
   for (auto _ : state) {
-    simlod::synth::Generator gen({.points = points, .seed = 1, .order = order});
+    simlod::synth::Generator gen({.points = points, .seed = 1, .order = order, .threads = threads});
     while (gen.next(batch) > 0) benchmark::DoNotOptimize(batch.data());
     benchmark::ClobberMemory();
   }
-  simlod::synth::detail::set_worker_limit(0);
   state.SetItemsProcessed(static_cast<std::int64_t>(points * state.iterations()));
   state.SetBytesProcessed(
       static_cast<std::int64_t>(points * sizeof(simlod::Point) * state.iterations()));

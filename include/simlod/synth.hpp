@@ -36,6 +36,8 @@ struct SceneConfig {
   std::uint64_t seed = 1;            ///< selects the scene; any value
   Order order = Order::Scan;
   double extent = 1000.0;  ///< scene width in metres (x and y), in [0.001, 1e7]; heights scale
+  /// Threads of the library's pool the generator uses (0 = all); the points do not depend on it.
+  unsigned threads = 0;
 };
 
 /// Streaming generator. Not thread-safe; it uses threads internally.
@@ -56,7 +58,7 @@ class Generator {
   [[nodiscard]] std::uint64_t points_generated() const;
 
   /// Fills `out` with the next min(out.size(), points_left()) points; returns the count.
-  /// Points are produced a tile (up to ~2M points) at a time on all threads, so a call may
+  /// Points are produced a tile (up to ~2M points) at a time on config.threads, so a call may
   /// take a while or return at once.
   std::size_t next(std::span<Point> out);
 

@@ -20,20 +20,36 @@ ThreadPool::~ThreadPool() {
   for (auto& t : threads_) t.join();
 }
 
-void ThreadPool::run(std::size_t n, std::size_t grain, void* fn, Body body) {
+namespace {
+
+/// The loop the current thread is in (as caller or worker), if any: a loop started from a loop
+/// body runs inline instead of waiting for its own pool.
+thread_local const ThreadPool* t_inside = nullptr;
+
+}  // namespace
+
+ThreadPool& ThreadPool::shared() {
+  static ThreadPool pool(0);
+  return pool;
+}
+
+void ThreadPool::run(std::size_t n, std::size_t grain, void* fn, Body body, unsigned workers) {
   if (n == 0) return;
   grain = std::max<std::size_t>(grain, 1);
-  if (threads_.empty() || n <= grain) {
+  if (threads_.empty() || workers <= 1 || n <= grain || t_inside != nullptr) {
     body(fn, 0, 0, n);
     return;
   }
+  std::lock_guard turn(turn_);  // another thread's loop finishes first
+  t_inside = this;
   {
     std::lock_guard lock(mutex_);
     fn_ = fn;
     body_ = body;
     n_ = n;
+    workers_ = workers;
     // About 8 blocks per worker balance uneven walks; never smaller than the grain.
-    block_ = std::max(grain, n / (8 * static_cast<std::size_t>(size())) + 1);
+    block_ = std::max(grain, n / (8 * static_cast<std::size_t>(workers)) + 1);
     next_block_ = 0;
     error_ = nullptr;
     busy_ = static_cast<unsigned>(threads_.size());
@@ -44,6 +60,7 @@ void ThreadPool::run(std::size_t n, std::size_t grain, void* fn, Body body) {
   std::unique_lock lock(mutex_);
   done_.wait(lock, [this] { return busy_ == 0; });
   fn_ = nullptr;
+  t_inside = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
@@ -64,6 +81,7 @@ void ThreadPool::work(unsigned worker) {
 }
 
 void ThreadPool::worker_loop(unsigned worker) {
+  t_inside = this;
   std::uint64_t seen = 0;
   for (;;) {
     {
@@ -72,7 +90,7 @@ void ThreadPool::worker_loop(unsigned worker) {
       if (stop_) return;
       seen = generation_;
     }
-    work(worker);
+    if (worker < workers_) work(worker);
     bool last = false;
     {
       std::lock_guard lock(mutex_);

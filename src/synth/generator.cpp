@@ -1,15 +1,20 @@
 // simlod::synth::Generator: the public face of the synthetic scene generator (src/synth/).
 #include "simlod/synth.hpp"
+#include "synth/parallel.hpp"
 #include "synth/stream.hpp"
 
 namespace simlod::synth {
 
 struct Generator::Impl {
-  explicit Impl(const SceneConfig& config) : stream(config) {}
+  explicit Impl(const SceneConfig& config) : threads(config.threads), stream(config) {}
+  unsigned threads;
   detail::PointStream stream;
 };
 
-Generator::Generator(const SceneConfig& config) : impl_(std::make_unique<Impl>(config)) {}
+Generator::Generator(const SceneConfig& config) {
+  const detail::WorkerScope scope(config.threads);  // planning runs loops too
+  impl_ = std::make_unique<Impl>(config);
+}
 Generator::~Generator() = default;
 Generator::Generator(Generator&&) noexcept = default;
 Generator& Generator::operator=(Generator&&) noexcept = default;
@@ -22,6 +27,9 @@ std::uint64_t Generator::points_left() const {
 
 std::uint64_t Generator::points_generated() const { return impl_->stream.generated(); }
 
-std::size_t Generator::next(std::span<Point> out) { return impl_->stream.next(out); }
+std::size_t Generator::next(std::span<Point> out) {
+  const detail::WorkerScope scope(impl_->threads);
+  return impl_->stream.next(out);
+}
 
 }  // namespace simlod::synth

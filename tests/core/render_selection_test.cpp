@@ -40,7 +40,7 @@ std::vector<std::uint32_t> selected(const NodeSnapshot& s, View view, float thre
                                     std::uint64_t budget = 0) {
   view.lod_threshold = threshold;
   view.point_budget = budget;
-  detail::ThreadPool pool(2);
+  detail::PoolView pool(detail::ThreadPool::shared(), 2);
   return detail::cpu::select_nodes(SnapshotTree(s), detail::make_render_job(view, 8.0f), pool)
       .drawn;
 }
@@ -147,7 +147,7 @@ TEST(RenderSelection, VisibleLeavesAreCoveredExactlyOnce) {
   const auto c = box.center();
   const View close = View::look_at({c[0], box.min[1], c[2] + 5.0}, {c[0], c[1], c[2]}, {0, 0, 1},
                                    60.0, 320, 200, 0.5, 5000.0);
-  detail::ThreadPool pool(2);
+  detail::PoolView pool(detail::ThreadPool::shared(), 2);
   for (const View& base : {overview, close}) {
     for (float t : {0.0f, 8.0f, 32.0f, 100.0f, 1000.0f}) {
       View v = base;

@@ -46,6 +46,18 @@ TEST(SynthGenerator, BatchSizeDoesNotChangeTheSequence) {
   }
 }
 
+TEST(SynthGenerator, ThreadsSettingDoesNotChangeThePoints) {
+  auto run = [](unsigned threads) {
+    Generator gen({.points = 60'000, .seed = 11, .order = Order::Morton, .threads = threads});
+    std::vector<Point> out(60'000);
+    EXPECT_EQ(gen.next(out), out.size());
+    return out;
+  };
+  const std::vector<Point> one = run(1);
+  EXPECT_TRUE(identical(run(3), one));
+  EXPECT_TRUE(identical(run(0), one));
+}
+
 TEST(SynthGenerator, ThreadCountDoesNotChangeTheSequence) {
   // Small units force many tiles and several chunks at a small point count.
   const SceneConfig config{.points = 60'000, .seed = 11, .order = Order::Morton};

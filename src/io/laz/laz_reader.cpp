@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/thread_pool.hpp"
 #include "io/file.hpp"
 #include "io/formats.hpp"
 #include "io/las_chunks.hpp"
@@ -75,12 +76,13 @@ class LazReader final : public PointReader {
         errors[r] = std::current_exception();
       }
     };
-    {
-      std::vector<std::jthread> workers;
-      workers.reserve(ranges.size());
-      for (std::size_t r = 1; r < ranges.size(); ++r) workers.emplace_back(run, r);
-      run(0);
-    }  // jthreads join here
+    // One range per worker of the library's pool, within this reader's thread setting.
+    detail::ThreadPool::shared().parallel_for(
+        ranges.size(), 1,
+        [&](unsigned, std::size_t begin, std::size_t end) {
+          for (std::size_t r = begin; r < end; ++r) run(r);
+        },
+        threads_);
     for (const auto& error : errors) {
       if (error) {
         // A failed LASzip decoder is in an unknown state: start over with fresh handles.

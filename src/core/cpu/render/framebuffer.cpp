@@ -17,7 +17,7 @@ constexpr std::size_t kRowGrain = 16;
 
 Framebuffer::Framebuffer(std::uint32_t width, std::uint32_t height, unsigned threads)
     : FramebufferSize(width, height),
-      pool_(threads),
+      pool_(ThreadPool::shared(), threads),
       words_(pixels(), kEmptyPixel),
       rgba_(pixels(), 0) {}
 

@@ -25,10 +25,10 @@ class Framebuffer : public FramebufferSize {
   void clear(bool blend);
   [[nodiscard]] std::uint64_t* words() { return words_.data(); }
   [[nodiscard]] std::uint64_t* sums() { return sums_.data(); }
-  [[nodiscard]] ThreadPool& pool() { return pool_; }
+  [[nodiscard]] PoolView& pool() { return pool_; }
 
  private:
-  ThreadPool pool_;
+  PoolView pool_;  ///< the library pool, limited to the framebuffer's cpu_threads
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> sums_;
   std::vector<std::uint32_t> rgba_;

@@ -58,7 +58,7 @@ struct Selection {
 inline constexpr std::size_t kSelectGrain = 1024;
 
 template <class Tree>
-Selection select_nodes(const Tree& tree, const RenderJob& job, ThreadPool& pool) {
+Selection select_nodes(const Tree& tree, const RenderJob& job, PoolView& pool) {
   const std::size_t n = tree.size();
   std::vector<DrawRange> ranges(n);
   pool.parallel_for(n, kSelectGrain, [&](unsigned, std::size_t begin, std::size_t end) {

@@ -12,7 +12,8 @@
 
 namespace simlod::detail::cpu {
 
-UpdateScratch::UpdateScratch(unsigned threads) : pool(threads), batch(std::make_unique<Batch>()) {}
+UpdateScratch::UpdateScratch(unsigned threads)
+    : pool(ThreadPool::shared(), threads), batch(std::make_unique<Batch>()) {}
 UpdateScratch::~UpdateScratch() = default;
 
 void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,

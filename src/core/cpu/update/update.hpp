@@ -21,11 +21,11 @@ namespace simlod::detail::cpu {
 struct Batch;  // core/cpu/update/batch.hpp
 
 /// Working memory of the builder, reused by every batch (vectors keep their capacity, so
-/// steady streaming of equal batches allocates nothing), and its threads.
+/// steady streaming of equal batches allocates nothing), and its share of the thread pool.
 struct UpdateScratch {
   explicit UpdateScratch(unsigned threads);
   ~UpdateScratch();
-  ThreadPool pool;
+  PoolView pool;                   ///< the library pool, limited to config.cpu_threads
   std::vector<NodeScratch> nodes;  ///< per node of the store; zero between batches
   std::unique_ptr<Batch> batch;
 };

@@ -47,7 +47,7 @@ class Updater {
   GridStore& grids_;
   std::uint64_t &points_, &voxels_, &point_chunks_, &voxel_chunks_;
   std::uint32_t& depth_;
-  ThreadPool& pool_;
+  PoolView& pool_;
   std::vector<NodeScratch>& scratch_;
   Batch& batch_;
 };
