@@ -89,5 +89,20 @@ TEST(GpuCapacity, OneBatchOverManyFullLeaves) {
   expect_same_octree(cpu, tree);
 }
 
+TEST(GpuCapacity, MemoryBackedAtCreateNeverGrows) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& scene = synth_scene(2'000'000, synth::Order::Scan);
+  OctreeConfig c = small_config(5000, 64, 1000);
+  c.backend = Backend::Cuda;
+  c.memory_bytes = std::uint64_t{1} << 30;
+  c.back_memory_at_create = true;
+  const Octree tree = build(scene.bounds, c, scene.points, 250'000);
+  EXPECT_LE(tree.stats().memory_grow_steps, 2u) << "the fixed tables and the rest, at create()";
+  c.back_memory_at_create = false;
+  const Octree growing = build(scene.bounds, c, scene.points, 250'000);
+  expect_same_octree(build(scene.bounds, on_backend(c, Backend::Cpu), scene.points, 250'000), tree);
+  expect_same_stats(growing.stats(), tree.stats());
+}
+
 }  // namespace
 }  // namespace simlod::test

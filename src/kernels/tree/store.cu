@@ -38,6 +38,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
     : config(config_), geometry(geometry_) {
   layout = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
   arena = DeviceArena(layout.total_bytes, layout.dynamic_begin);
+  if (config.back_memory_at_create) arena.ensure(arena.size(), arena.size());  // all of it
   control_host = make_pinned(sizeof(Control));
   stream = make_stream();
   ready = make_event(cudaEventDisableTiming);
