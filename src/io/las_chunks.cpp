@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t kVlrHeaderBytes = 54;
 constexpr std::uint16_t kLaszipRecordId = 22204;
 constexpr std::uint32_t kVariableChunks = 0xFFFFFFFFu;
+constexpr std::size_t kItemsAt = 32;  ///< byte offset of the item count in the payload
 
 }  // namespace
 
@@ -38,10 +39,23 @@ std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file, const LasHeader&
     const bool laszip = std::memcmp(vlr.data() + 2, "laszip encoded", 14) == 0 &&
                         load_le<std::uint16_t>(vlr.data(), 18) == kLaszipRecordId;
     if (laszip && length >= 16) {
-      std::array<std::byte, 16> payload{};
+      std::vector<std::byte> payload(length);
       file.read_exact(pos + kVlrHeaderBytes, payload, "LASzip VLR");
-      return LaszipVlr{load_le<std::uint16_t>(payload.data(), 0),
-                       load_le<std::uint32_t>(payload.data(), 12)};
+      LaszipVlr v{load_le<std::uint16_t>(payload.data(), 0),
+                  load_le<std::uint32_t>(payload.data(), 12),
+                  load_le<std::uint16_t>(payload.data(), 2),
+                  {},
+                  pos + kVlrHeaderBytes};
+      if (length >= kItemsAt + 2) {
+        const auto count = load_le<std::uint16_t>(payload.data(), kItemsAt);
+        for (std::size_t k = 0; k < count && kItemsAt + 2 + 6 * (k + 1) <= length; ++k) {
+          const std::byte* item = payload.data() + kItemsAt + 2 + 6 * k;
+          v.items.push_back({load_le<std::uint16_t>(item, 0), load_le<std::uint16_t>(item, 2),
+                             load_le<std::uint16_t>(item, 4)});
+        }
+        if (v.items.size() != count) v.items.clear();  // the list runs past the VLR: refused
+      }
+      return v;
     }
     pos += kVlrHeaderBytes + length;
   }
@@ -89,14 +103,25 @@ std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& head
     throw InvalidInput(fmt::format("'{}': unknown LAZ chunk table version {} at byte offset {}",
                                    path, version, table));
   }
-  const std::uint64_t chunk_size = laz_parallel_chunk_size(vlr, header.point_count);
-  if (chunk_size != 0 && header.point_count > std::uint64_t{chunks} * chunk_size) {
+  // Every chunk holds at least one point and one byte: a larger count is a damaged table
+  // (LASzip would allocate its entries before reading any).
+  const std::uint64_t data_bytes = static_cast<std::uint64_t>(table) - chunks_start;
+  if (chunks > data_bytes || chunks > header.point_count) {
+    throw InvalidInput(fmt::format(
+        "'{}': its LAZ chunk table (byte offset {}) lists {} chunks, more than its {} points "
+        "in {} bytes of point data can make",
+        path, table, chunks, header.point_count, data_bytes));
+  }
+  // Fixed-size chunks bound the point count, whatever its size (the 64-bit count of LAS 1.4
+  // included): a count the chunks cannot hold is a header that lies.
+  const bool fixed = vlr->chunk_size != 0 && vlr->chunk_size != kVariableChunks;
+  if (fixed && header.point_count > std::uint64_t{chunks} * vlr->chunk_size) {
     throw InvalidInput(fmt::format(
         "'{}' is truncated or its header is wrong: the header declares {} points (byte offset "
         "{}) but the LAZ chunk table (byte offset {}) lists {} chunks of {} points",
-        path, header.point_count, header.point_count_offset, table, chunks, chunk_size));
+        path, header.point_count, header.point_count_offset, table, chunks, vlr->chunk_size));
   }
-  return chunk_size;
+  return laz_parallel_chunk_size(vlr, header.point_count);
 }
 
 std::vector<PointRange> plan_decode_ranges(std::uint64_t begin, std::uint64_t end,

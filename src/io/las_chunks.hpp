@@ -12,15 +12,33 @@
 
 namespace simlod::detail {
 
+/// One entry of the LASzip VLR's item list: what a point record is made of.
+struct LaszipItem {
+  std::uint16_t type = 0;     ///< 0 BYTE, 6 POINT10, 7 GPSTIME11, 8 RGB12, 9 WAVEPACKET13,
+                              ///< 10 POINT14, 11 RGB14, 12 RGBNIR14, 13 WAVEPACKET14, 14 BYTE14
+  std::uint16_t size = 0;     ///< bytes of the record it covers
+  std::uint16_t version = 0;  ///< of its compression scheme
+};
+
 struct LaszipVlr {
   std::uint16_t compressor = 0;  ///< 1 pointwise, 2 pointwise chunked, 3 layered chunked (1.4)
   std::uint32_t chunk_size = 0;  ///< points per chunk; 0xFFFFFFFF: variable-size chunks
+  std::uint16_t coder = 0;       ///< 0 arithmetic (the only one)
+  std::vector<LaszipItem> items;
+  std::uint64_t offset = 0;  ///< byte offset of the VLR's payload in the file
 };
 
 /// Finds the VLR with user id "laszip encoded" (record id 22204) among the header's VLRs;
 /// nullopt when absent or when the VLR list is malformed (LASzip then reports the error).
 [[nodiscard]] std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file,
                                                        const LasHeader& header);
+
+/// Checks everything of the LASzip VLR that LASzip trusts: the compressor against the point
+/// format (layered for formats 6-10, pointwise or chunked for 0-5), the coder, and the items
+/// (types, sizes and versions) against the point format and the record length, because LASzip
+/// reads out of bounds (and crashes) on a VLR that does not fit the points. Throws
+/// InvalidInput naming the file, the field and its byte offset.
+void check_laszip_vlr(const InputFile& file, const LasHeader& header, const LaszipVlr& vlr);
 
 /// Points per chunk when chunks can be decoded independently at fixed positions; 0 when the
 /// file must be decoded sequentially (pointwise or variable-size chunks, or more points than

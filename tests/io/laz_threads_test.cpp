@@ -77,12 +77,17 @@ TEST(LazThreads, PlanCoversTheBatchExactlyOnce) {
 }
 
 TEST(LazThreads, VariableOrPointwiseChunksDecodeSequentially) {
-  using detail::LaszipVlr;
   using detail::laz_parallel_chunk_size;
-  EXPECT_EQ(laz_parallel_chunk_size(LaszipVlr{2, 50'000}, 1'000'000), 50'000u);
-  EXPECT_EQ(laz_parallel_chunk_size(LaszipVlr{3, 50'000}, 1'000'000), 50'000u);
-  EXPECT_EQ(laz_parallel_chunk_size(LaszipVlr{2, 0xFFFFFFFFu}, 1'000'000), 0u);  // variable
-  EXPECT_EQ(laz_parallel_chunk_size(LaszipVlr{1, 50'000}, 1'000'000), 0u);       // pointwise
+  auto vlr = [](std::uint16_t compressor, std::uint32_t chunk_size) {
+    detail::LaszipVlr v;
+    v.compressor = compressor;
+    v.chunk_size = chunk_size;
+    return v;
+  };
+  EXPECT_EQ(laz_parallel_chunk_size(vlr(2, 50'000), 1'000'000), 50'000u);
+  EXPECT_EQ(laz_parallel_chunk_size(vlr(3, 50'000), 1'000'000), 50'000u);
+  EXPECT_EQ(laz_parallel_chunk_size(vlr(2, 0xFFFFFFFFu), 1'000'000), 0u);  // variable
+  EXPECT_EQ(laz_parallel_chunk_size(vlr(1, 50'000), 1'000'000), 0u);       // pointwise
   EXPECT_EQ(laz_parallel_chunk_size(std::nullopt, 1'000'000), 0u);
   EXPECT_EQ(plan_decode_ranges(0, 1'000'000, 0, 16).size(), 1u);
 }

@@ -5,7 +5,13 @@
 // recorded after each batch, which consumers on other streams wait for.
 //
 // Views: `writer` (kernels/tree/tree_view.hpp) is what the builders' passes receive; read()
-// gives consumers (renderer, snapshot, node reader) the tree's pointers and counts.
+// gives consumers (renderer, snapshot, node reader) the tree's pointers and counts. The batch
+// scratch (counts, slots, spill, backlog) still lives in the arena's fixed tables and gap,
+// laid out with the tree (kernels/tree/arena_layout.hpp).
+//
+// Room for per-point attribute channels: as on the CPU (core/cpu/tree/store.hpp), a channel
+// will be an array parallel to the chunk region, element (chunk, slot) beside sample
+// (chunk, slot), so the insert pass writes it at the slot it writes the point.
 #pragma once
 
 #include <cstdint>

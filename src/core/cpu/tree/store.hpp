@@ -2,6 +2,11 @@
 // grids, running totals) with nothing of how it is built or drawn. Builders write it
 // (core/cpu/update/), consumers read it through a ReadView (core/cpu/render/, snapshot(),
 // stats(), the node reader). Layouts: core/cpu/tree/node.hpp, chunk_store.hpp, grid_store.hpp.
+//
+// Room for per-point attribute channels (intensity, classification, returns, GPS time): a
+// channel will be an array parallel to the chunk memory, element (chunk, slot) beside sample
+// (chunk, slot), grown with the chunks and moved by the same commit that moves a point, so that
+// a tree without channels pays nothing and the builders only learn to copy one more array.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,139 @@
+// LAZ files whose LASzip metadata lies, made from the good shared files by changing the bytes
+// a damaged or hostile file would: every one is refused with InvalidInput naming the field
+// before LASzip sees it (LASzip trusts these fields and crashed or hung on each of them).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "io/file.hpp"
+#include "io/las_chunks.hpp"
+#include "io/las_header.hpp"
+#include "las_test_util.hpp"
+#include "simlod/error.hpp"
+#include "simlod/io.hpp"
+#include "temp_dir.hpp"
+#include "test_data.hpp"
+
+namespace simlod::test {
+namespace {
+
+#define SIMLOD_REQUIRE_LAZ() \
+  if (!laz_supported()) GTEST_SKIP() << "this build has no LAZ support (LASzip not found)"
+
+/// A copy of `source` in `dir` with the little-endian `value` written at byte `offset`.
+template <class T>
+std::filesystem::path patched(const TempDir& dir, const std::filesystem::path& source,
+                              std::uint64_t offset, T value) {
+  std::string name = "patched-";
+  name += source.filename().string();
+  const auto out = dir / name;
+  std::filesystem::copy_file(source, out, std::filesystem::copy_options::overwrite_existing);
+  std::fstream f(out, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));  // the test machines are little-endian, as LAS is
+  f.write(bytes, sizeof(T));
+  return out;
+}
+
+detail::LaszipVlr laszip_vlr(const std::filesystem::path& path) {
+  const detail::InputFile file(path);
+  const auto vlr = detail::find_laszip_vlr(file, detail::read_las_header(file));
+  if (!vlr) throw std::runtime_error("no LASzip VLR in " + path.string());
+  return *vlr;
+}
+
+std::uint64_t chunk_table_offset(const std::filesystem::path& path) {
+  const detail::InputFile file(path);
+  const detail::LasHeader header = detail::read_las_header(file);
+  std::int64_t table = 0;
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(header.offset_to_point_data);
+  in.read(reinterpret_cast<char*>(&table), sizeof(table));
+  return static_cast<std::uint64_t>(table);
+}
+
+/// open_reader and read_info both refuse `path` with InvalidInput containing every `text`.
+void expect_refused(const std::filesystem::path& path, std::initializer_list<std::string> texts) {
+  for (int call = 0; call < 2; ++call) {
+    try {
+      if (call == 0) {
+        (void)open_reader(path);
+      } else {
+        (void)read_info(path);
+      }
+      ADD_FAILURE() << "expected InvalidInput from " << (call == 0 ? "open_reader" : "read_info");
+    } catch (const InvalidInput& e) {
+      const std::string what = e.what();
+      for (const std::string& t : texts) EXPECT_NE(what.find(t), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(LaszipMetadata, LayeredPointsWithAPointwiseCompressor) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto f6 = data / "formats" / "f6.laz";
+  const detail::LaszipVlr vlr = laszip_vlr(f6);
+  ASSERT_EQ(vlr.compressor, 3);
+  for (const std::uint16_t compressor : {1, 2}) {
+    expect_refused(patched(dir, f6, vlr.offset, compressor),
+                   {"compressor " + std::to_string(compressor), "point format 6",
+                    "byte offset " + std::to_string(vlr.offset)});
+  }
+}
+
+TEST(LaszipMetadata, ItemsThatDoNotFitThePointFormat) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto lion = data / "lion_takanawa.laz";
+  const detail::LaszipVlr vlr = laszip_vlr(lion);
+  ASSERT_EQ(vlr.items.size(), 2u);  // POINT10, RGB12
+  // RGB12 claims 8 bytes; then a POINT14 where POINT10 belongs; then an unknown version.
+  expect_refused(patched(dir, lion, vlr.offset + 34 + 6 + 2, std::uint16_t{8}), {"item 1"});
+  expect_refused(patched(dir, lion, vlr.offset + 34, std::uint16_t{10}), {"item 0"});
+  expect_refused(patched(dir, lion, vlr.offset + 34 + 4, std::uint16_t{9}), {"unknown version 9"});
+  expect_refused(patched(dir, lion, vlr.offset + 2, std::uint16_t{1}), {"coder 1"});
+}
+
+TEST(LaszipMetadata, HugeChunkCount) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto lion = data / "lion_takanawa.laz";
+  const std::uint64_t table = chunk_table_offset(lion);
+  expect_refused(patched(dir, lion, table + 4, std::uint32_t{3'728'948'150u}),
+                 {"3728948150 chunks", "byte offset " + std::to_string(table)});
+}
+
+TEST(LaszipMetadata, CountTheChunksCannotHold) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  // LAS 1.2: 7 chunks of 50,000 hold at most 350,000 points.
+  expect_refused(patched(dir, data / "lion_takanawa.laz", 107, std::uint32_t{350'001}),
+                 {"declares 350001 points"});
+  // LAS 1.4: the 64-bit count at byte 247 set to 2^64 - 1.
+  expect_refused(
+      patched(dir, data / "formats" / "f6.laz", 247, std::numeric_limits<std::uint64_t>::max()),
+      {"18446744073709551615"});
+}
+
+TEST(LaszipMetadata, GoodFilesStillOpen) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  for (const char* name : {"f0.laz", "f1.laz", "f2.laz", "f3.laz", "f4.laz", "f5.laz", "f6.laz",
+                           "f7.laz", "f8.laz", "f9.laz", "f10.laz"}) {
+    const auto path = data / "formats" / name;
+    EXPECT_EQ(read_info(path).point_count, 100'000u) << path;
+  }
+  EXPECT_EQ(read_info(data / "lion_node_r.laz").point_count, 5'202u);
+}
+
+}  // namespace
+}  // namespace simlod::test
