@@ -94,7 +94,17 @@ void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backe
   if (s.refused > 0) {
     fmt::print("  {} points could not be inserted: the device memory was full\n", s.refused);
   }
-  for (const auto& e : s.errors) fmt::print("  error: {}\n", e);
+}
+
+/// Errors go to stderr, always (also with -q): what failed, and what of it stays in the view.
+void print_failures(const simlod::Streamer& streamer) {
+  for (const simlod::StreamFailure& f : streamer.failures()) {
+    fmt::print(stderr, "simlod-demo: error: {}\n", f.message);
+    if (!f.path.empty()) {
+      fmt::print(stderr, "  {} points of '{}' loaded before the error stay in the octree\n",
+                 f.points_inserted, f.path.string());
+    }
+  }
 }
 
 int run(const Options& o) {
@@ -146,7 +156,8 @@ int run(const Options& o) {
       u = streamer.update(budget);
     } catch (const simlod::Error& e) {  // a bad file: report it, keep loading the others
       s.errors.emplace_back(e.what());
-      if (!o.quiet) fmt::print(stderr, "\nsimlod-demo: {}\n", e.what());
+      if (!o.quiet) fmt::print(stderr, "\n");  // below the progress bar
+      fmt::print(stderr, "simlod-demo: {}\n", e.what());
       continue;
     }
     if (u.batches > 0) {
@@ -191,6 +202,7 @@ int run(const Options& o) {
   }
   const simlod::OctreeStats t = streamer.octree().stats();
   print_summary(s, t, streamer.octree().backend());
+  print_failures(streamer);
   fmt::print("  pictures: {}-overview.png, {}-closeup.png{}\n", o.output, o.output,
              o.frames_dir.empty()
                  ? std::string()

@@ -140,7 +140,11 @@ simlod_tool_test(tool_demo_folder_with_bad_file NEEDS_DATA
   STEP cmake -E copy <SRC>/data/truncated.sim <WORK>/tiles/b2.sim
   STEP demo <WORK>/tiles --backend cpu --width 64 --height 48 -o <WORK>/final RC=1
        "ERR=simlod-demo: '.*b2.sim' ends with a truncated record"
-       "OUT=347194 points in" "OUT=error: '.*b2.sim'" EXISTS=<WORK>/final-overview.png)
+       "OUT=347194 points in" "ERR=simlod-demo: error: '.*b2.sim'"
+       "ERR=[0-9]+ points of '.*b2.sim' loaded before the error stay" EXISTS=<WORK>/final-overview.png
+  STEP demo <WORK>/tiles --backend cpu --width 64 --height 48 -o <WORK>/quiet -q RC=1
+       "ERR=simlod-demo: '.*b2.sim' ends with a truncated record"
+       "ERR=simlod-demo: error: '.*b2.sim'")
 simlod_tool_test(tool_demo_errors
   STEP demo --points 100 --backend gpu RC=1 "ERR=^simlod-demo: error: .*gpu"
   STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"

@@ -88,6 +88,8 @@ struct StreamConfig {
 struct StreamFailure {
   std::filesystem::path path;
   std::string message;
+  /// Points of this file inserted before the error; they stay in the octree.
+  std::uint64_t points_inserted = 0;
 };
 
 /// Not thread-safe except cancel() and progress(), which any thread may call. A moved-from

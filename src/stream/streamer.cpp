@@ -125,9 +125,9 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
         } catch (...) {
           message = "unknown error";
         }
-        s.failures.push_back(
-            {s.generator ? std::filesystem::path() : s.files[s.plan.batches[b].source].path,
-             message});
+        const std::size_t failed = s.plan.batches[b].source;
+        s.failures.push_back({s.generator ? std::filesystem::path() : s.files[failed].path, message,
+                              s.source_inserted[failed]});
       }
       finish();
       std::rethrow_exception(entry->error);
@@ -154,6 +154,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
       const std::uint64_t inserted = e.points_inserted();
       stats.points += inserted;
       s.points_inserted += inserted;
+      s.source_inserted[source] += inserted;
       s.points_refused += entry->points.size() - inserted;
       advance(b);
       finish();
@@ -166,6 +167,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
     s.batch_ms_estimate = s.batch_ms_estimate == 0.0 ? ms : 0.8 * s.batch_ms_estimate + 0.2 * ms;
     s.points_inserted += entry->points.size();
+    s.source_inserted[source] += entry->points.size();
     advance(b);
     if (budget_ms > 0.0 && elapsed_ms() >= budget_ms) break;
   }

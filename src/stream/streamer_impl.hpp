@@ -45,6 +45,7 @@ struct Streamer::Impl {
   std::atomic<bool> cancelled{false}, finished{false};
   std::vector<StreamFailure> failures;
   std::vector<bool> source_failed;  ///< per source: its error was reported, skip the rest
+  std::vector<std::uint64_t> source_inserted;  ///< per source: points in the octree
   mutable std::mutex failures_mutex;
 
   /// Starts the loaders over `cube`, then creates the octree (after the sources and the plan

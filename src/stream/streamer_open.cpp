@@ -118,6 +118,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   const bool pinned = resolve_backend(oc.backend) == Backend::Cuda;
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
+  source_inserted.assign(source_failed.size(), 0);
   prefetched.assign(plan.batches.size(), false);
   const std::size_t units = plan.units.size();
   unsigned threads = config.loader_threads != 0 ? config.loader_threads : default_loaders(files);

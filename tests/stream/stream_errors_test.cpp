@@ -65,6 +65,9 @@ TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
   EXPECT_TRUE(mentions(errors[0], "9000")) << errors[0];
   // Batches of 4,000: points 0-7,999 of a.sim went in, the batch holding point 9,000 did not.
   EXPECT_EQ(streamer.octree().stats().points, 8000u + 5000u);
+  const auto failures = streamer.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].points_inserted, 8000u) << "what of a.sim stays in the octree";
 }
 
 TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {
