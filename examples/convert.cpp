@@ -73,33 +73,28 @@ simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
   return w;
 }
 
-// Streams the source into a new file at `out`; a failed conversion removes the partial file
-// so that nothing truncated but plausible-looking is left behind.
+// Streams the source into a new file at `out`. The writer fills a partial file and puts it
+// at `out` only when complete: a failed conversion leaves an older `out` as it was and nothing
+// truncated but plausible-looking behind (the writer removes its partial file as the error
+// unwinds).
 std::uint64_t write_all(const Source& source, std::uint64_t total, const fs::path& out,
                         const simlod::WriterOptions& wo, const Options& opt) {
   auto writer = simlod::create_writer(out, wo);
-  try {
-    const auto mode = opt.quiet      ? ProgressBar::Mode::Off
-                      : opt.progress ? ProgressBar::Mode::Force
-                                     : ProgressBar::Mode::Auto;
-    ProgressBar progress("converting", total, mode);
-    std::vector<simlod::Point> batch(
-        static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, opt.batch)));
-    std::uint64_t done = 0;
-    for (std::size_t n; (n = source(batch)) > 0;) {
-      writer->write(std::span(batch).first(n));
-      done += n;
-      progress.update(done);
-    }
-    writer->close();
-    progress.finish();
-    return done;
-  } catch (...) {
-    writer.reset();
-    std::error_code ec;
-    fs::remove(out, ec);
-    throw;
+  const auto mode = opt.quiet      ? ProgressBar::Mode::Off
+                    : opt.progress ? ProgressBar::Mode::Force
+                                   : ProgressBar::Mode::Auto;
+  ProgressBar progress("converting", total, mode);
+  std::vector<simlod::Point> batch(
+      static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, opt.batch)));
+  std::uint64_t done = 0;
+  for (std::size_t n; (n = source(batch)) > 0;) {
+    writer->write(std::span(batch).first(n));
+    done += n;
+    progress.update(done);
   }
+  writer->close();
+  progress.finish();
+  return done;
 }
 
 int run(const Options& opt) {

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -210,7 +212,11 @@ int run(const Options& o) {
   if (!o.stats_path.empty()) {
     std::ofstream out(o.stats_path);
     out << stats_json(s, t, streamer.octree().backend());
-    if (!out) throw simlod::IoError(fmt::format("'{}': cannot write the statistics", o.stats_path));
+    out.close();  // the data reaches the disk (or fails, e.g. when it is full) here
+    if (!out) {
+      throw simlod::IoError(
+          fmt::format("'{}': cannot write the statistics: {}", o.stats_path, std::strerror(errno)));
+    }
   }
   return s.errors.empty() ? 0 : 1;
 }

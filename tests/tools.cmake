@@ -94,6 +94,13 @@ simlod_tool_test(tool_convert_truncated_ply
        "ERR=^simlod-convert: error: .*truncated.ply' is truncated: "
        "ERR=declares 4 vertices but the data ends at line 11 after 3 vertices"
        ABSENT=<WORK>/out.sim)
+# A conversion that fails part-way leaves an older output as it was, and no partial file.
+simlod_tool_test(tool_convert_failure_keeps_the_old_output
+  STEP convert <SRC>/data/tiny.ply <WORK>/out.sim "OUT=wrote 3 points"
+  STEP convert <SRC>/data/truncated.ply <WORK>/out.sim RC=1 "ERR=truncated.ply' is truncated"
+  STEP info <WORK>/out.sim "OUT=points +3[^0-9]"
+  STEP cmake -E rm -f <WORK>/out.sim
+  STEP convert <SRC>/data/truncated.ply <WORK>/out.sim RC=1 ABSENT=<WORK>/out.sim)
 simlod_tool_test(tool_unknown_extension
   STEP convert <SRC>/data/truncated.sim <WORK>/out.xyz RC=1
        "ERR=^simlod-convert: error: .*unknown point-cloud format '.xyz'" ABSENT=<WORK>/out.xyz
@@ -146,6 +153,8 @@ simlod_tool_test(tool_demo_folder_with_bad_file NEEDS_DATA
        "ERR=simlod-demo: '.*b2.sim' ends with a truncated record"
        "ERR=simlod-demo: error: '.*b2.sim'")
 simlod_tool_test(tool_demo_errors
+  STEP demo --points 1000 --backend cpu --width 16 --height 16 --stats /dev/full -o <WORK>/x RC=1
+       "ERR=/dev/full': cannot write the statistics: No space left on device"
   STEP demo --points 100 --backend gpu RC=1 "ERR=^simlod-demo: error: .*gpu"
   STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"
   STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder")

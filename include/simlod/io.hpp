@@ -134,7 +134,11 @@ class PointWriter {
 };
 
 /// Creates a writer for .las, .laz or .sim (by extension); throws InvalidInput for other
-/// extensions and IoError when the file cannot be created.
+/// extensions and IoError when the file cannot be created. The points go to
+/// "<path>.partial-<pid>" first; close() renames that over `path`, so a failed or killed
+/// writer never leaves a partial file under `path`, and an older file there stays until the
+/// new one is complete. A writer destroyed while an exception unwinds removes its partial file;
+/// one destroyed without close() otherwise finishes the file as close() would.
 [[nodiscard]] std::unique_ptr<PointWriter> create_writer(const std::filesystem::path& path,
                                                          const WriterOptions& options = {});
 

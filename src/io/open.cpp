@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string>
 
+#include "io/atomic_writer.hpp"
 #include "io/formats.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
@@ -79,10 +80,15 @@ FileInfo read_stream_info(const std::filesystem::path& path) {
 
 std::unique_ptr<PointWriter> create_writer(const std::filesystem::path& path,
                                            const WriterOptions& options) {
+  // The format's writer fills a partial file; close() puts it at `path` (io/atomic_writer.hpp).
+  const std::filesystem::path partial = detail::partial_path(path);
   switch (format_from_extension(path)) {
-    case FileFormat::Las: return detail::create_las_writer(path, options);
-    case FileFormat::Laz: return detail::create_laz_writer(path, options);
-    case FileFormat::Sim: return detail::create_sim_writer(path, options);
+    case FileFormat::Las:
+      return detail::make_atomic_writer(detail::create_las_writer(partial, options), path);
+    case FileFormat::Laz:
+      return detail::make_atomic_writer(detail::create_laz_writer(partial, options), path);
+    case FileFormat::Sim:
+      return detail::make_atomic_writer(detail::create_sim_writer(partial, options), path);
     case FileFormat::Ply:
       throw InvalidInput(fmt::format(
           "'{}': writing PLY is not supported (write .las, .laz or .sim)", path.string()));

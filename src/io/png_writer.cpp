@@ -1,10 +1,15 @@
 #include <fmt/format.h>
 #include <png.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 #include <vector>
 
+#include "io/atomic_writer.hpp"
 #include "simlod/error.hpp"
 #include "simlod/image.hpp"
 
@@ -13,6 +18,15 @@ namespace {
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+/// Removes the partial file unless `path` was cleared (the PNG was put in place).
+struct PartialFile {
+  std::filesystem::path path;
+  ~PartialFile() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove(path, ignored);
+  }
 };
 
 // libpng reports errors by longjmp to the setjmp point in write_png (as its manual describes);
@@ -36,8 +50,14 @@ void write_png(const std::filesystem::path& path, std::uint32_t width, std::uint
     throw InvalidInput(fmt::format("'{}': {}x{} RGBA8 image needs {} bytes, got {}", path.string(),
                                    width, height, expected, pixels.size()));
   }
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) throw IoError(fmt::format("cannot create '{}'", path.string()));
+  // Written to a partial file that is renamed over `path` when complete (io/atomic_writer.hpp):
+  // a full disk or an error leaves no truncated PNG behind, and an older one as it was.
+  const std::filesystem::path partial = detail::partial_path(path);
+  PartialFile remove_on_error{partial};
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(partial.c_str(), "wb"));
+  if (!file) {
+    throw IoError(fmt::format("cannot create '{}': {}", partial.string(), std::strerror(errno)));
+  }
 
   PngWriteState s;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
@@ -54,9 +74,16 @@ void write_png(const std::filesystem::path& path, std::uint32_t width, std::uint
   png_write_info(s.png, s.info);
   png_write_rows(s.png, const_cast<png_bytepp>(rows.data()), height);
   png_write_end(s.png, nullptr);
-  if (std::fflush(file.get()) != 0) {
-    throw IoError(fmt::format("cannot write PNG '{}' (disk full?)", path.string()));
+  if (std::fflush(file.get()) != 0 || std::ferror(file.get()) != 0) {
+    throw IoError(fmt::format("cannot write PNG '{}': {}", path.string(), std::strerror(errno)));
   }
+  if (std::fclose(file.release()) != 0) {
+    throw IoError(fmt::format("cannot write PNG '{}': {}", path.string(), std::strerror(errno)));
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) throw IoError(fmt::format("cannot write PNG '{}': {}", path.string(), ec.message()));
+  remove_on_error.path.clear();
 }
 
 }  // namespace simlod

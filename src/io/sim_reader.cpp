@@ -61,6 +61,10 @@ class SimReader final : public PointReader {
  public:
   SimReader(InputFile file, const ReaderOptions& options) : file_(std::move(file)) {
     info_ = parse_sim(file_);
+    for (int a = 0; a < 3; ++a) {  // the header's floats, as the records hold them
+      lo_[a] = static_cast<float>(info_.bounds.min[static_cast<std::size_t>(a)]);
+      hi_[a] = static_cast<float>(info_.bounds.max[static_cast<std::size_t>(a)]);
+    }
     info_.origin = options.origin.value_or(info_.bounds.min);
     shift_ = info_.origin != std::array<double, 3>{0.0, 0.0, 0.0};
   }
@@ -73,10 +77,21 @@ class SimReader final : public PointReader {
     const auto& o = info_.origin;
     for (std::size_t i = 0; i < out.size(); ++i) {
       Point& p = out[i];
-      if (!finite(p)) {
-        throw InvalidInput(fmt::format(
-            "'{}': point {} at byte offset {} has a non-finite coordinate ({}, {}, {})",
-            file_.path().string(), first + i, offset + i * kSimRecordBytes, p.x, p.y, p.z));
+      // One test for both faults (NaN fails every comparison): a point that is not finite, or
+      // outside the bounds the header declares (a header the writer never finished, or a
+      // file whose records were changed).
+      if (!(p.x >= lo_[0] && p.x <= hi_[0] && p.y >= lo_[1] && p.y <= hi_[1] && p.z >= lo_[2] &&
+            p.z <= hi_[2])) {
+        throw InvalidInput(
+            finite(p)
+                ? fmt::format("'{}': point {} at byte offset {} ({}, {}, {}) lies outside the "
+                              "bounds its SIM header declares, min ({}, {}, {}) max ({}, {}, {})",
+                              file_.path().string(), first + i, offset + i * kSimRecordBytes, p.x,
+                              p.y, p.z, lo_[0], lo_[1], lo_[2], hi_[0], hi_[1], hi_[2])
+                : fmt::format(
+                      "'{}': point {} at byte offset {} has a non-finite coordinate ({}, {}, {})",
+                      file_.path().string(), first + i, offset + i * kSimRecordBytes, p.x, p.y,
+                      p.z));
       }
       // Shift in double so that the only rounding is the final one to float.
       if (shift_) {
@@ -91,6 +106,7 @@ class SimReader final : public PointReader {
  private:
   InputFile file_;
   bool shift_ = false;
+  float lo_[3] = {}, hi_[3] = {};  ///< the header's bounds
 };
 
 }  // namespace
