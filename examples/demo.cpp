@@ -83,7 +83,11 @@ void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backe
   fmt::print("simlod-demo: {} points in {:.2f} s ({:.1f} M points/s), {} backend\n", s.points,
              s.seconds, s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0,
              simlod::to_string(backend));
-  fmt::print("  first picture after {:.1f} ms\n", s.first_frame_ms);
+  if (s.first_frame_ms >= 0) {
+    fmt::print("  first picture after {:.1f} ms\n", s.first_frame_ms);
+  } else {
+    fmt::print("  no picture with points: the input holds none\n");
+  }
   fmt::print("  update: {} calls, {:.2f} ms average, {:.2f} ms max\n", s.updates,
              s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max);
   fmt::print("  render: {} frames, {:.2f} ms average\n", s.renders,

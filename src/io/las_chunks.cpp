@@ -106,7 +106,7 @@ std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& head
   // Every chunk holds at least one point and one byte: a larger count is a damaged table
   // (LASzip would allocate its entries before reading any).
   const std::uint64_t data_bytes = static_cast<std::uint64_t>(table) - chunks_start;
-  if (chunks > data_bytes || chunks > header.point_count) {
+  if (chunks > data_bytes || chunks > std::max<std::uint64_t>(header.point_count, 1)) {
     throw InvalidInput(fmt::format(
         "'{}': its LAZ chunk table (byte offset {}) lists {} chunks, more than its {} points "
         "in {} bytes of point data can make",

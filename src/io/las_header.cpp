@@ -151,10 +151,8 @@ LasHeader read_las_header(const InputFile& file) {
         "'{}': offset to point data {} (byte offset 96) is beyond the end of the file ({} bytes)",
         path, h.offset_to_point_data, file.size()));
   }
-  if (h.point_count == 0) {
-    throw InvalidInput(fmt::format("'{}' contains no points (point count at byte offset {} is 0)",
-                                   path, h.point_count_offset));
-  }
+  // A file of no points is valid (PDAL writes them): readers give nothing, tools that need
+  // points say so themselves.
   return h;
 }
 

@@ -30,7 +30,7 @@ struct LasHeader {
 };
 
 /// Reads and validates the header of `file`: signature, version, header size, point format,
-/// record length, offset to point data, scale, bounds and a non-zero point count. Throws
+/// record length, offset to point data, scale and bounds (a count of 0 is valid). Throws
 /// InvalidInput naming the file and byte offset of the offending field.
 [[nodiscard]] LasHeader read_las_header(const InputFile& file);
 

@@ -31,7 +31,7 @@ FileInfo parse_sim(const InputFile& file) {
         "complete 16-byte records",
         path, kSimHeaderBytes + complete * kSimRecordBytes, body % kSimRecordBytes, complete));
   }
-  if (body == 0) throw InvalidInput(fmt::format("'{}' holds no points (only a SIM header)", path));
+  // body == 0: a valid file of no points (the writer's header of an empty cloud).
 
   FileInfo info;
   info.path = file.path();

@@ -58,7 +58,7 @@ class SimWriter final : public PointWriter {
   void close() override {
     if (closed_) return;
     closed_ = true;
-    // An empty file gets zero bounds; readers reject it as holding no points.
+    // An empty file gets zero bounds; readers read it as a file of no points.
     SimHeader header{};
     if (points_written_ > 0) {
       std::copy(min_, min_ + 3, header.min);
