@@ -62,6 +62,56 @@ std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file, const LasHeader&
   return std::nullopt;
 }
 
+void check_las_vlr_lists(const InputFile& file, const LasHeader& header) {
+  const std::string path = file.path().string();
+  std::uint64_t pos = header.header_size;
+  const std::uint64_t end = header.offset_to_point_data;
+  if (std::uint64_t{header.vlr_count} * kVlrHeaderBytes > end - std::min<std::uint64_t>(pos, end)) {
+    throw InvalidInput(fmt::format(
+        "'{}': the header declares {} variable length records (byte offset 100), more than the "
+        "{} bytes between the header and the point data (byte offset {}) can hold",
+        path, header.vlr_count, end - std::min<std::uint64_t>(pos, end), end));
+  }
+  for (std::uint32_t i = 0; i < header.vlr_count; ++i) {
+    std::array<std::byte, kVlrHeaderBytes> vlr{};
+    file.read_exact(pos, vlr, "LAS variable length record header");
+    const std::uint64_t next = pos + kVlrHeaderBytes + load_le<std::uint16_t>(vlr.data(), 20);
+    if (next > end) {
+      throw InvalidInput(fmt::format(
+          "'{}': variable length record {} at byte offset {} runs to byte offset {}, past the "
+          "start of the point data at byte offset {}",
+          path, i, pos, next, end));
+    }
+    pos = next;
+  }
+  if (header.version_minor < 4 || file.size() < 247) return;
+  std::array<std::byte, 12> evlrs{};
+  file.read_exact(235, evlrs, "LAS 1.4 extended VLR fields");
+  const auto start = load_le<std::uint64_t>(evlrs.data(), 0);
+  const auto count = load_le<std::uint32_t>(evlrs.data(), 8);
+  if (count == 0) return;
+  constexpr std::uint64_t kEvlrHeaderBytes = 60;
+  if (start > file.size() || std::uint64_t{count} * kEvlrHeaderBytes > file.size() - start) {
+    throw InvalidInput(fmt::format(
+        "'{}': the header declares {} extended variable length records from byte offset {} "
+        "(fields at byte offsets 235 and 243), more than the {}-byte file can hold",
+        path, count, start, file.size()));
+  }
+  pos = start;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::array<std::byte, kEvlrHeaderBytes> evlr{};
+    file.read_exact(pos, evlr, "LAS extended variable length record header");
+    const auto length = load_le<std::uint64_t>(evlr.data(), 20);
+    if (length > file.size() - pos - kEvlrHeaderBytes) {
+      throw InvalidInput(fmt::format(
+          "'{}': extended variable length record {} at byte offset {} declares {} bytes, past "
+          "the end of the file at {} bytes",
+          path, i, pos, length, file.size()));
+    }
+    pos += kEvlrHeaderBytes + length;
+  }
+}
+
 std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
                                       std::uint64_t point_count) {
   if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return 0;

@@ -33,6 +33,12 @@ struct LaszipVlr {
 [[nodiscard]] std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file,
                                                        const LasHeader& header);
 
+/// Checks the VLR list (count and lengths between the header and the point data) and, for LAS
+/// 1.4, the extended VLRs (count and lengths between their start and the end of the file), which
+/// LASzip reads and allocates for before anything else. Throws InvalidInput naming the file,
+/// the record and its byte offset.
+void check_las_vlr_lists(const InputFile& file, const LasHeader& header);
+
 /// Checks everything of the LASzip VLR that LASzip trusts: the compressor against the point
 /// format (layered for formats 6-10, pointwise or chunked for 0-5), the coder, and the items
 /// (types, sizes and versions) against the point format and the record length, because LASzip

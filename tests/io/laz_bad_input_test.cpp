@@ -124,6 +124,19 @@ TEST(LaszipMetadata, CountTheChunksCannotHold) {
       {"18446744073709551615"});
 }
 
+TEST(LaszipMetadata, VlrListsThatDoNotFit) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  // A VLR count of 3,267,543,746 made LASzip allocate 209 GB for the records (a fuzzer's find).
+  expect_refused(patched(dir, data / "lion_takanawa.laz", 100, std::uint32_t{3'267'543'746u}),
+                 {"3267543746 variable length records"});
+  // LAS 1.4: 2^32 - 1 extended VLRs, then one whose length runs past the end of the file.
+  const auto f6 = data / "formats" / "f6.laz";
+  expect_refused(patched(dir, f6, 243, std::uint32_t{0xFFFFFFFFu}),
+                 {"4294967295 extended variable length records"});
+}
+
 TEST(LaszipMetadata, GoodFilesStillOpen) {
   SIMLOD_REQUIRE_TEST_DATA(data);
   SIMLOD_REQUIRE_LAZ();

@@ -137,6 +137,7 @@ struct OpenedLaz {
 OpenedLaz read_laz_header(const InputFile& file) {
   OpenedLaz opened{read_las_header(file), 0};
   if (opened.header.compressed) {
+    check_las_vlr_lists(file, opened.header);
     const std::optional<LaszipVlr> vlr = find_laszip_vlr(file, opened.header);
     if (vlr) check_laszip_vlr(file, opened.header, *vlr);
     opened.chunk_size = check_laz_chunk_table(file, opened.header, vlr);
