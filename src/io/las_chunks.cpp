@@ -38,7 +38,12 @@ std::optional<LaszipVlr> find_laszip_vlr(const InputFile& file, const LasHeader&
     const auto length = load_le<std::uint16_t>(vlr.data(), 20);
     const bool laszip = std::memcmp(vlr.data() + 2, "laszip encoded", 14) == 0 &&
                         load_le<std::uint16_t>(vlr.data(), 18) == kLaszipRecordId;
-    if (laszip && length >= 16) {
+    if (laszip && length < 16) {  // too short to be one: check_laszip_vlr refuses compressor 0
+      LaszipVlr v;
+      v.offset = pos + kVlrHeaderBytes;
+      return v;
+    }
+    if (laszip) {
       std::vector<std::byte> payload(length);
       file.read_exact(pos + kVlrHeaderBytes, payload, "LASzip VLR");
       LaszipVlr v{load_le<std::uint16_t>(payload.data(), 0),
@@ -156,10 +161,11 @@ std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& head
   // Every chunk holds at least one point and one byte: a larger count is a damaged table
   // (LASzip would allocate its entries before reading any).
   const std::uint64_t data_bytes = static_cast<std::uint64_t>(table) - chunks_start;
-  if (chunks > data_bytes || chunks > std::max<std::uint64_t>(header.point_count, 1)) {
+  if (chunks > data_bytes || chunks > std::max<std::uint64_t>(header.point_count, 1) ||
+      (chunks == 0 && header.point_count > 0)) {
     throw InvalidInput(fmt::format(
-        "'{}': its LAZ chunk table (byte offset {}) lists {} chunks, more than its {} points "
-        "in {} bytes of point data can make",
+        "'{}': its LAZ chunk table (byte offset {}) lists {} chunks, which its {} points in {} "
+        "bytes of point data cannot make",
         path, table, chunks, header.point_count, data_bytes));
   }
   // Fixed-size chunks bound the point count, whatever its size (the 64-bit count of LAS 1.4

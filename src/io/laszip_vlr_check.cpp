@@ -77,6 +77,9 @@ void check_laszip_vlr(const InputFile& file, const LasHeader& header, const Lasz
                                 format, layered ? "3 (layered chunked)" : "1 or 2"));
   }
   if (vlr.coder != 0) bad(vlr.offset + 2, fmt::format("coder {} (only 0 exists)", vlr.coder));
+  if (vlr.compressor != 1 && vlr.chunk_size == 0) {  // LASzip's seek then never ends
+    bad(vlr.offset + 12, "chunk size 0 (chunked compressors need at least 1 point per chunk)");
+  }
   const std::uint64_t items_at = vlr.offset + 34;
   if (vlr.items.empty()) bad(items_at - 2, "no item list, or one that runs past the VLR");
   const std::vector<Expected> expected = expected_items(format);

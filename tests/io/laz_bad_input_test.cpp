@@ -109,6 +109,10 @@ TEST(LaszipMetadata, HugeChunkCount) {
   const std::uint64_t table = chunk_table_offset(lion);
   expect_refused(patched(dir, lion, table + 4, std::uint32_t{3'728'948'150u}),
                  {"3728948150 chunks", "byte offset " + std::to_string(table)});
+  // No chunks for 341,989 points; chunks of 0 points (LASzip's seek looped forever on both).
+  expect_refused(patched(dir, lion, table + 4, std::uint32_t{0}), {"lists 0 chunks"});
+  expect_refused(patched(dir, lion, laszip_vlr(lion).offset + 12, std::uint32_t{0}),
+                 {"chunk size 0"});
 }
 
 TEST(LaszipMetadata, CountTheChunksCannotHold) {

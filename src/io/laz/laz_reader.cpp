@@ -139,7 +139,13 @@ OpenedLaz read_laz_header(const InputFile& file) {
   if (opened.header.compressed) {
     check_las_vlr_lists(file, opened.header);
     const std::optional<LaszipVlr> vlr = find_laszip_vlr(file, opened.header);
-    if (vlr) check_laszip_vlr(file, opened.header, *vlr);
+    if (!vlr) {
+      throw InvalidInput(fmt::format(
+          "'{}': its point format byte (byte offset 104) says the points are compressed, but it "
+          "has no LASzip VLR (user id \"laszip encoded\", record 22204) to decode them with",
+          file.path().string()));
+    }
+    check_laszip_vlr(file, opened.header, *vlr);
     opened.chunk_size = check_laz_chunk_table(file, opened.header, vlr);
   }
   return opened;
