@@ -45,7 +45,8 @@ void add_farms(Scene& scene) {
     const double x = rng.uniform(0.0, kReferenceExtent);
     const double y = rng.uniform(0.0, kReferenceExtent);
     const bool swap = rng.chance(0.5);
-    const Rect house = rect_at(x, y, rng.uniform(9.0, 16.0), rng.uniform(7.0, 11.0), swap);
+    const double depth = rng.uniform(7.0, 11.0);  // sequenced draws (see vegetation.cpp)
+    const Rect house = rect_at(x, y, rng.uniform(9.0, 16.0), depth, swap);
     if (!buildable(scene, house)) continue;
     BuildingSpec spec;
     spec.footprint = house;
@@ -60,8 +61,9 @@ void add_farms(Scene& scene) {
     // A barn beside the house, across a yard.
     const double gap = rng.uniform(16.0, 24.0);
     const bool beside_x = rng.chance(0.5);
+    const double barn_depth = rng.uniform(10.0, 14.0);
     const Rect barn = rect_at(x + (beside_x ? gap : 0.0), y + (beside_x ? 0.0 : gap),
-                              rng.uniform(16.0, 24.0), rng.uniform(10.0, 14.0), !swap);
+                              rng.uniform(16.0, 24.0), barn_depth, !swap);
     if (rng.chance(0.6) && buildable(scene, barn)) {
       spec.footprint = barn;
       spec.eave_height = rng.uniform(4.0, 5.5);

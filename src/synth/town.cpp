@@ -91,8 +91,8 @@ void fill_block(Scene& scene, const Rect& b, int ring, Rng& rng) {
 void add_park(Scene& scene, const Rect& b, Rng& rng) {
   const int trees = 6 + static_cast<int>(rng.below(8));
   for (int t = 0; t < trees; ++t) {
-    add_tree(scene, rng.uniform(b.x0 + 5.0, b.x1 - 5.0), rng.uniform(b.y0 + 5.0, b.y1 - 5.0),
-             TreeKind::Broadleaf, rng);
+    const double y = rng.uniform(b.y0 + 5.0, b.y1 - 5.0);  // sequenced (see vegetation.cpp)
+    add_tree(scene, rng.uniform(b.x0 + 5.0, b.x1 - 5.0), y, TreeKind::Broadleaf, rng);
   }
 }
 

@@ -10,18 +10,22 @@
 namespace simlod::synth::detail {
 namespace {
 
+/// A colour drawn channel by channel, blue first: the draws are sequenced (function arguments
+/// are not, so drawing inside a call's arguments gave compiler-dependent scenes).
+std::uint32_t random_rgb(Rng& rng, double r0, double r1, double g0, double g1, double b0,
+                         double b1) {
+  const auto b = static_cast<std::uint32_t>(rng.uniform(b0, b1));
+  const auto g = static_cast<std::uint32_t>(rng.uniform(g0, g1));
+  const auto r = static_cast<std::uint32_t>(rng.uniform(r0, r1));
+  return pack_rgba(r, g, b);
+}
+
 std::uint32_t foliage_colour(TreeKind kind, Rng& rng) {
-  if (kind == TreeKind::Conifer) {
-    return pack_rgba(static_cast<std::uint32_t>(rng.uniform(30, 48)),
-                     static_cast<std::uint32_t>(rng.uniform(66, 90)),
-                     static_cast<std::uint32_t>(rng.uniform(36, 52)));
-  }
+  if (kind == TreeKind::Conifer) return random_rgb(rng, 30, 48, 66, 90, 36, 52);
   if (rng.chance(0.05)) {  // a tree already in autumn colours
     return rng.chance(0.5) ? pack_rgba(184, 120, 40) : pack_rgba(158, 64, 36);
   }
-  return pack_rgba(static_cast<std::uint32_t>(rng.uniform(52, 90)),
-                   static_cast<std::uint32_t>(rng.uniform(96, 138)),
-                   static_cast<std::uint32_t>(rng.uniform(28, 52)));
+  return random_rgb(rng, 52, 90, 96, 138, 28, 52);
 }
 
 }  // namespace
@@ -30,8 +34,9 @@ void add_tree(Scene& scene, double x, double y, TreeKind kind, Rng& rng) {
   const double ground = scene.terrain.land(x, y).height;
   const auto variant = static_cast<std::uint32_t>(rng.next());
   const std::uint32_t leaves = foliage_colour(kind, rng);
-  const std::uint32_t bark = pack_rgba(static_cast<std::uint32_t>(rng.uniform(80, 105)),
-                                       static_cast<std::uint32_t>(rng.uniform(64, 80)), 52);
+  const auto bark_green = static_cast<std::uint32_t>(rng.uniform(64, 80));
+  const std::uint32_t bark =
+      pack_rgba(static_cast<std::uint32_t>(rng.uniform(80, 105)), bark_green, 52);
   if (kind == TreeKind::Conifer) {
     const double trunk = rng.uniform(1.2, 2.8);
     const double crown = rng.uniform(8.0, 17.0);

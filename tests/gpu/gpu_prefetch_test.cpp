@@ -3,7 +3,9 @@
 // in flight: batch k reaches the tree from its prefetched copy, not from a second upload. Proof:
 // the host data of each batch is overwritten after its prefetch finished, and the tree still holds
 // the original points.
+#if defined(SIMLOD_TEST_HAS_CUDA)
 #include <cuda_runtime.h>
+#endif
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 namespace simlod::test {
 namespace {
 
+#if defined(SIMLOD_TEST_HAS_CUDA)  // waits for the copies with the CUDA runtime
 TEST(GpuPrefetch, EveryPrefetchedBatchReachesTheTreeAsPrefetched) {
   SIMLOD_REQUIRE_GPU();
   const Scene& scene = synth_scene(400'000, synth::Order::Scan);
@@ -46,6 +49,7 @@ TEST(GpuPrefetch, EveryPrefetchedBatchReachesTheTreeAsPrefetched) {
   const Octree cpu = build(scene.bounds, on_backend(c, Backend::Cpu), all, kBatch);
   expect_same_octree(cpu, tree);
 }
+#endif
 
 }  // namespace
 }  // namespace simlod::test
