@@ -10,6 +10,22 @@
 namespace simlod::test {
 namespace {
 
+/// Statistics of the 10^8-point scene built in scan order with `c`.
+OctreeStats scan_order_stats(const OctreeConfig& c) {
+  const Scene& scan = synth_scene(100'000'000, synth::Order::Scan);
+  return build(scan.bounds, c, scan.points, 1'000'000).stats();
+}
+
+/// A random-order tree of 10^8 points holds every point and has the scan order's shape.
+void expect_scan_order_shape(const OctreeStats& s, const OctreeStats& scan) {
+  EXPECT_EQ(s.points, 100'000'000u);
+  EXPECT_EQ(s.nodes, scan.nodes);
+  EXPECT_EQ(s.leaves, scan.leaves);
+  EXPECT_EQ(s.depth, scan.depth);
+  EXPECT_EQ(s.voxels, scan.voxels);
+  EXPECT_EQ(s.chunks_used, scan.chunks_used);
+}
+
 TEST(GpuRandomOrder, TenMillionSameTreeAsCpuScanOrder) {
   SIMLOD_REQUIRE_GPU();
   const Scene& random = random_scene(10'000'000);
@@ -27,11 +43,7 @@ TEST(GpuRandomOrder, HundredMillionEveryPointIn) {
   SIMLOD_REQUIRE_GPU();
   OctreeConfig c;
   c.backend = Backend::Cuda;
-  OctreeStats scan_stats;
-  {
-    const Scene& scan = synth_scene(100'000'000, synth::Order::Scan);
-    scan_stats = build(scan.bounds, c, scan.points, 1'000'000).stats();
-  }
+  const OctreeStats scan_stats = scan_order_stats(c);
   const Scene& random = random_scene(100'000'000);
   Octree tree = Octree::create(random.bounds, c);
   std::uint64_t pieces = 0;
@@ -41,12 +53,7 @@ TEST(GpuRandomOrder, HundredMillionEveryPointIn) {
   }
   const OctreeStats s = tree.stats();
   EXPECT_EQ(pieces, 0u) << "the device has room: no batch needs to be split";
-  EXPECT_EQ(s.points, 100'000'000u);
-  EXPECT_EQ(s.nodes, scan_stats.nodes);
-  EXPECT_EQ(s.leaves, scan_stats.leaves);
-  EXPECT_EQ(s.depth, scan_stats.depth);
-  EXPECT_EQ(s.voxels, scan_stats.voxels);
-  EXPECT_EQ(s.chunks_used, scan_stats.chunks_used);
+  expect_scan_order_shape(s, scan_stats);
 }
 
 TEST(GpuRandomOrder, CpuBackendTenMillionSameTreeAsScanOrder) {
@@ -66,20 +73,9 @@ TEST(GpuRandomOrder, CpuBackendHundredMillionEveryPointIn) {
   SIMLOD_REQUIRE_GPU();  // the GPU test machine's size
   OctreeConfig c;
   c.backend = Backend::Cpu;
-  OctreeStats scan_stats;
-  {
-    const Scene& scan = synth_scene(100'000'000, synth::Order::Scan);
-    scan_stats = build(scan.bounds, c, scan.points, 1'000'000).stats();
-  }
+  const OctreeStats scan_stats = scan_order_stats(c);
   const Scene& random = random_scene(100'000'000);
-  const Octree tree = build(random.bounds, c, random.points, 1'000'000);
-  const OctreeStats s = tree.stats();
-  EXPECT_EQ(s.points, 100'000'000u);
-  EXPECT_EQ(s.nodes, scan_stats.nodes);
-  EXPECT_EQ(s.leaves, scan_stats.leaves);
-  EXPECT_EQ(s.depth, scan_stats.depth);
-  EXPECT_EQ(s.voxels, scan_stats.voxels);
-  EXPECT_EQ(s.chunks_used, scan_stats.chunks_used);
+  expect_scan_order_shape(build(random.bounds, c, random.points, 1'000'000).stats(), scan_stats);
 }
 
 }  // namespace
