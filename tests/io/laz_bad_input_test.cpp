@@ -151,6 +151,34 @@ TEST(LaszipMetadata, VlrListsThatDoNotFit) {
                  {"4294967295 extended variable length records"});
 }
 
+TEST(LaszipMetadata, MissingOrShortLaszipVlr) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto lion = data / "lion_takanawa.laz";
+  const std::uint64_t vlr_header = laszip_vlr(lion).offset - 54;
+  // Another user id: compressed points and nothing to decode them with.
+  expect_refused(patched(dir, lion, vlr_header + 2, std::uint8_t{'X'}), {"no LASzip VLR"});
+  // A LASzip VLR of 10 bytes, too short for its fixed fields.
+  expect_refused(patched(dir, lion, vlr_header + 20, std::uint16_t{10}), {"compressor 0"});
+}
+
+TEST(LaszipMetadata, ExtendedVlrPastTheEnd) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto f6 = data / "formats" / "f6.laz";
+  SIMLOD_REQUIRE_FILE(f6);
+  // One extended VLR whose header sits in the last 60 bytes, declaring 2^40 bytes.
+  const std::uint64_t size = std::filesystem::file_size(f6);
+  auto path = patched(dir, f6, 235, std::uint64_t{size - 60});
+  std::filesystem::rename(path, dir / "evlr.laz");
+  path = patched(dir, dir / "evlr.laz", 243, std::uint32_t{1});
+  std::filesystem::rename(path, dir / "evlr.laz");
+  path = patched(dir, dir / "evlr.laz", size - 60 + 20, std::uint64_t{1} << 40);
+  expect_refused(path, {"extended variable length record 0", "1099511627776 bytes"});
+}
+
 TEST(LaszipMetadata, GoodFilesStillOpen) {
   SIMLOD_REQUIRE_TEST_DATA(data);
   SIMLOD_REQUIRE_LAZ();
