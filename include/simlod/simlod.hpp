@@ -3,6 +3,7 @@
 
 #include "simlod/backend.hpp"
 #include "simlod/bounds.hpp"
+#include "simlod/device_batch.hpp"
 #include "simlod/device_stream.hpp"
 #include "simlod/error.hpp"
 #include "simlod/framebuffer.hpp"

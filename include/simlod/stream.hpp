@@ -3,14 +3,15 @@
 //
 // Pipeline (DESIGN.md "Data flow"):
 //   loader threads -- read files (or run the synthetic generator) in batches into a bounded
-//                     ring of host buffers (pinned when the octree runs on CUDA), check every
-//                     point against the cube, and publish the batch
+//                     ring, piece by piece, and check every point against the cube; when the
+//                     octree runs on CUDA the ring's batches are DeviceBatches on its device
+//                     and each piece is copied there as soon as it is read (the points cross
+//                     host memory once); then publish the batch
 //   update(budget) -- on the caller's thread, once per frame: inserts published batches in
-//                     stream order until the time budget is spent, and starts the copy of the
-//                     next batch to the device so that it overlaps with the frame's rendering
-//                     and with the next update's work
-// Memory stays bounded (ring_batches x batch_points x 16 bytes of host buffers, plus one
-// reader per loader thread) however large the input; loaders wait while the ring is full.
+//                     stream order until the time budget is spent
+// Memory stays bounded (ring_batches x batch_points x 16 bytes of host buffers, or of device
+// memory plus two 1 MB page-locked staging pieces per batch on CUDA, plus one reader per
+// loader thread) however large the input; loaders wait while the ring is full.
 //
 // Batches: the stream is cut into batches in a fixed order (files in the order given, a
 // folder's files sorted by name), so the octree does not depend on the thread count or timing:
@@ -74,7 +75,7 @@ struct StreamConfig {
   /// driver; hardware threads - 1 when every file is LAZ). The synthetic scene uses one loader,
   /// which runs the generator's own threads. LAZ files are decoded one chunk range per loader.
   unsigned loader_threads = 0;
-  /// Host buffers in the ring (0 = loader threads + 4): the bound on memory and on how far
+  /// Batches in the ring (0 = loader threads + 4): the bound on memory and on how far
   /// loading runs ahead of insertion.
   unsigned ring_batches = 0;
   /// The octree's cube in file coordinates; default: union of the files' header bounds
@@ -107,9 +108,9 @@ class Streamer {
   /// Streams the synthetic scene of `scene` (cube: the generator's bounds).
   static Streamer synthetic(const synth::SceneConfig& scene, const StreamConfig& config = {});
 
-  /// Page-locks the host buffers a stream with `config` will use, ahead of time (call it when
-  /// the application starts). Pinning costs about 10 ms per 16 MB and holds up the device's
-  /// other allocations meanwhile; streams keep their buffers for later streams anyway (up to
+  /// Page-locks the staging pieces a stream with `config` will use, ahead of time (call it when
+  /// the application starts). Pinning costs about 0.6 ms per MB and holds up the device's
+  /// other allocations meanwhile; streams keep their pieces for later streams anyway (up to
   /// 1 GiB), so only the first stream of a process pays unless this was called. Does nothing
   /// when the octree will not run on CUDA. Blocks until done.
   static void prepare(const StreamConfig& config = {});
@@ -150,7 +151,7 @@ class Streamer {
   [[nodiscard]] std::vector<StreamFailure> failures() const;  ///< reported so far
   /// The stream's batches in insertion order (see the top of this header).
   [[nodiscard]] const std::vector<StreamBatch>& batches() const;
-  /// Bytes of host buffers the ring holds at most.
+  /// Bytes of batches the ring holds at most (device memory when the octree runs on CUDA).
   [[nodiscard]] std::uint64_t ring_bytes() const;
 
   struct Impl;

@@ -67,11 +67,17 @@ TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geome
   return s;
 }
 
-void insert_batch(TreeStores& s, std::span<const Point> batch, UpdateStats& stats) {
+void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
+                  UpdateStats& stats) {
 #if SIMLOD_HAS_CUDA
-  if (s.cuda) return cuda::insert_batch(*s.cuda, *s.cuda_update, batch, stats);
+  if (s.cuda && batch.device) {
+    return cuda::insert_batch(*s.cuda, *s.cuda_update, *batch.device, first, count, stats);
+  }
+  if (s.cuda)
+    return cuda::insert_batch(*s.cuda, *s.cuda_update, batch.host.subspan(first, count), stats);
 #endif
-  cpu::insert_batch(*s.cpu, *s.cpu_update, batch, stats);
+  if (batch.device) throw InvalidInput("a DeviceBatch goes only into a CUDA octree");
+  cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
 }
 
 void prefetch([[maybe_unused]] TreeStores& s, [[maybe_unused]] std::span<const Point> batch) {

@@ -39,14 +39,30 @@ struct TreeStores {
   cuda::Owned<cuda::UpdateState> cuda_update{nullptr, nullptr};
 };
 
+/// Points for insert_batch(): in host memory, or in a DeviceBatch on the CUDA store's device.
+struct BatchSource {
+  std::span<const Point> host;
+  cuda::DeviceBatchStore* device = nullptr;  ///< when set, `device_points` points there
+  std::size_t device_points = 0;
+  [[nodiscard]] std::size_t size() const { return device ? device_points : host.size(); }
+  [[nodiscard]] static BatchSource of(std::span<const Point> points) {
+    return {points, nullptr, 0};
+  }
+  [[nodiscard]] static BatchSource of(cuda::DeviceBatchStore* store, std::size_t points) {
+    return {{}, store, points};
+  }
+};
+
 /// An empty tree on config.backend (resolved: Cpu or Cuda). Throws CapacityError when the
 /// reserve cannot be had, CudaError when CUDA is not compiled in or fails.
 [[nodiscard]] TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geometry);
 
 // The incremental builder.
-/// Inserts one validated, non-empty batch (size <= config.max_batch_points) completely, or
-/// throws CapacityError before changing anything when the memory reserve cannot hold it.
-void insert_batch(TreeStores& s, std::span<const Point> batch, UpdateStats& stats);
+/// Inserts points [first, first + count) of a validated batch (count <= config.max_batch_points)
+/// completely, or throws CapacityError before changing anything when the memory reserve cannot
+/// hold them.
+void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
+                  UpdateStats& stats);
 /// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into a
 /// free device batch buffer); the CPU reads batches in place and does nothing.
 void prefetch(TreeStores& s, std::span<const Point> batch);

@@ -83,7 +83,7 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
   while (!s.queue.empty()) {
     std::vector<Point>& batch = s.queue.front();
     try {
-      detail::insert_in_pieces(s, batch, 0, batch.size(), stats);
+      detail::insert_in_pieces(s, detail::BatchSource::of(batch), 0, batch.size(), stats);
     } catch (const CapacityError& e) {
       // The device is full: what did not go in stays queued for a later update().
       batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(e.points_inserted()));
@@ -152,15 +152,15 @@ void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
-void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, std::size_t begin,
-                      std::size_t end, UpdateStats& stats) {
+void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
+                      UpdateStats& stats) {
   std::size_t inserted = begin;
   std::size_t piece = end - begin;
   bool split = false;
   while (inserted < end) {
     const std::size_t n = std::min(piece, end - inserted);
     try {
-      detail::insert_batch(s.store, batch.subspan(inserted, n), stats);
+      detail::insert_batch(s.store, batch, inserted, n, stats);
     } catch (const InvalidInput&) {
       throw;  // refused before anything changed
     } catch (const CapacityError& e) {

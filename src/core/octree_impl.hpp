@@ -39,8 +39,8 @@ struct OctreeAccess {
 /// single point does not fit (the device or the reserve is full), with points_inserted() =
 /// points of the batch in the octree (from its start); other errors as the backend does: any
 /// but InvalidInput first puts the octree into the failed state (fail()).
-void insert_in_pieces(OctreeImpl& s, std::span<const Point> batch, std::size_t begin,
-                      std::size_t end, UpdateStats& stats);
+void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
+                      UpdateStats& stats);
 
 /// Ends an update() or insert_now() call that began at `start`: batches left, duration, and
 /// stats().last_update.

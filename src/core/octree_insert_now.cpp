@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/octree_impl.hpp"
+#include "simlod/device_batch.hpp"
 #include "simlod/error.hpp"
 #include "simlod/host_batch.hpp"
 #include "simlod/octree.hpp"
@@ -18,24 +19,67 @@ UpdateStats Octree::insert_now(const PinnedBatch& batch) {
   return insert_now(batch.points(), batch.checked_points(cube()));
 }
 
+namespace {
+
+/// Inserting past queued batches would reorder the caller's batches.
+void refuse_when_queued(const detail::OctreeImpl& s) {
+  if (s.queue.empty()) return;
+  throw InvalidInput(fmt::format(
+      "insert_now: {} batches are queued; update() or discard_queued() them first (nothing of "
+      "the batch was inserted)",
+      s.queue.size()));
+}
+
+}  // namespace
+
+UpdateStats Octree::insert_now(DeviceBatch& batch) {
+  detail::OctreeImpl& s = impl();
+  const auto start = std::chrono::steady_clock::now();
+  UpdateStats stats;
+  try {
+    refuse_when_queued(s);
+    if (s.config.backend != Backend::Cuda) {
+      throw InvalidInput(
+          "insert_now(DeviceBatch&): this octree runs on the CPU backend; a "
+          "DeviceBatch goes only into a CUDA octree");
+    }
+    if (batch.size() > 0 && batch.device() != s.config.device) {
+      throw InvalidInput(fmt::format(
+          "insert_now(DeviceBatch&): the batch is on device {}, this octree on device {}",
+          batch.device(), s.config.device));
+    }
+    if (!batch.checked_for(s.geometry.cube)) {
+      // Device memory cannot be checked here; commit() checked against another cube.
+      throw InvalidInput(
+          "insert_now(DeviceBatch&): the batch's points were committed against a cube of "
+          "another edge than this octree's cube(); nothing of the batch was inserted");
+    }
+    const auto source = detail::BatchSource::of(batch.store_.get(), batch.size());
+    const std::size_t limit = s.config.max_batch_points;
+    for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
+      detail::insert_in_pieces(s, source, begin, std::min(batch.size(), begin + limit), stats);
+    }
+  } catch (...) {
+    detail::finish_update(s, stats, start);
+    throw;
+  }
+  detail::finish_update(s, stats, start);
+  return stats;
+}
+
 UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked) {
   detail::OctreeImpl& s = impl();
   const auto start = std::chrono::steady_clock::now();
   UpdateStats stats;
   try {
-    if (!s.queue.empty()) {
-      // Inserting past queued batches would reorder the caller's batches.
-      throw InvalidInput(fmt::format(
-          "insert_now: {} batches are queued; update() or discard_queued() them first (nothing "
-          "of the batch was inserted)",
-          s.queue.size()));
-    }
+    refuse_when_queued(s);
     // Points a PinnedBatch::check() covered were checked against this cube's edge already.
     detail::validate_batch(batch, s.geometry, "inserted", checked);
     // Batches of max_batch_points, as insert() queues them; each goes in whole or in pieces.
     const std::size_t limit = s.config.max_batch_points;
     for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
-      detail::insert_in_pieces(s, batch, begin, std::min(batch.size(), begin + limit), stats);
+      detail::insert_in_pieces(s, detail::BatchSource::of(batch), begin,
+                               std::min(batch.size(), begin + limit), stats);
     }
   } catch (...) {
     detail::finish_update(s, stats, start);

@@ -35,9 +35,10 @@ struct CudaBatchTiming {
 
 namespace simlod::detail::cuda {
 
-struct TreeStore;    // kernels/tree/store.cuh
-struct UpdateState;  // kernels/update/update_state.cuh
-class Framebuffer;   // kernels/render/framebuffer.cuh
+struct TreeStore;         // kernels/tree/store.cuh
+struct UpdateState;       // kernels/update/update_state.cuh
+class Framebuffer;        // kernels/render/framebuffer.cuh
+struct DeviceBatchStore;  // kernels/update/device_batch.cuh
 
 template <class T>
 using Owned = std::unique_ptr<T, void (*)(T*)>;
@@ -45,6 +46,7 @@ using Owned = std::unique_ptr<T, void (*)(T*)>;
 void destroy(TreeStore* p);
 void destroy(UpdateState* p);
 void destroy(Framebuffer* p);
+void destroy(DeviceBatchStore* p);
 
 // Every function runs on the device of its store or framebuffer (OctreeConfig::device) and
 // restores the caller's current device.
@@ -72,11 +74,27 @@ void signal(const TreeStore& store, void* stream);
 /// nothing; any other exception may leave the store half-written.
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,
                   UpdateStats& stats);
+/// The same for points [first, first + count) of a DeviceBatch on the store's device: the batch
+/// waits on the device for the batch's copies; later copies into it wait for this insert.
+void insert_batch(TreeStore& store, UpdateState& state, DeviceBatchStore& batch, std::size_t first,
+                  std::size_t count, UpdateStats& stats);
 /// Starts copying `batch` into a free device batch buffer on a second stream; insert_batch()
 /// of the same span then waits for that copy only.
 void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point> batch);
 /// Timing of the last batch (nullptr before the first).
 [[nodiscard]] const CudaBatchTiming* last_timing(const UpdateState& state);
+
+// DeviceBatch (kernels/update/device_batch.cu).
+/// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.
+[[nodiscard]] Owned<DeviceBatchStore> create_device_batch(std::size_t capacity, int device);
+/// Waits until the copy from staging piece `k` (0 or 1) has finished.
+void wait_staging(DeviceBatchStore& batch, int k);
+/// Copies `n` points from staging piece `k` (page-locked) to points [at, at + n), asynchronously.
+void upload_piece(DeviceBatchStore& batch, int k, std::size_t at, const Point* staging,
+                  std::size_t n);
+/// Copies into the batch from now on wait (on the device) for the last insert that read it.
+void reuse_device_batch(DeviceBatchStore& batch);
+[[nodiscard]] int device_of(const DeviceBatchStore& batch);
 
 // The renderer and its framebuffer (kernels/render/).
 [[nodiscard]] Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height,

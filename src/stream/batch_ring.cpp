@@ -2,12 +2,22 @@
 
 namespace simlod::detail {
 
-BatchRing::BatchRing(unsigned slots, std::size_t slot_points, bool pinned)
-    : slot_points_(slot_points), pinned_(pinned), slots_(slots) {
+std::span<Point> BatchSlot::piece(std::size_t at, std::size_t n) {
+  if (!on_device()) return {host_out + at, n};
+  return device.piece().first(n);  // device.size() == at: pieces come in order
+}
+
+std::optional<BadPoint> BatchSlot::commit(std::size_t at, std::size_t n, const Bounds& cube) {
+  if (!on_device()) return host.check(cube, at, n);
+  return device.commit(n, cube);
+}
+
+BatchRing::BatchRing(unsigned slots, std::size_t slot_points, SlotMemory memory, int device)
+    : slot_points_(slot_points), memory_(memory), device_(device), slots_(slots) {
   for (unsigned i = 0; i < slots; ++i) slots_[i].seq = i;
 }
 
-PinnedBatch* BatchRing::acquire(std::uint64_t seq) {
+BatchSlot* BatchRing::acquire(std::uint64_t seq) {
   Slot& slot = slots_[seq % slots_.size()];
   {
     std::unique_lock lock(mutex_);
@@ -16,12 +26,18 @@ PinnedBatch* BatchRing::acquire(std::uint64_t seq) {
   }
   // Only the loader of batch `seq` touches the slot until it publishes, so the allocation
   // (pinning 16 MB takes milliseconds) runs outside the lock.
-  if (slot.buffer.capacity() == 0) {
-    slot.buffer = PinnedBatch(slot_points_, pinned_);
+  BatchSlot& batch = slot.batch;
+  if (memory_ == SlotMemory::Device) {
+    if (batch.device.capacity() == 0) batch.device = DeviceBatch(slot_points_, device_);
+    batch.device.clear();  // its copies wait for the insert of the batch it held before
+    return &batch;
   }
-  slot.buffer.resize(slot_points_);
-  (void)slot.buffer.points();  // forgets the checks of the batch it held before
-  return &slot.buffer;
+  if (batch.host.capacity() == 0) {
+    batch.host = PinnedBatch(slot_points_, /*page_locked=*/false);
+  }
+  batch.host.resize(slot_points_);
+  batch.host_out = batch.host.points().data();  // forgets the checks of the batch before
+  return &batch;
 }
 
 void BatchRing::publish(std::uint64_t seq, std::size_t points, std::exception_ptr error) {
@@ -30,7 +46,7 @@ void BatchRing::publish(std::uint64_t seq, std::size_t points, std::exception_pt
     Slot& slot = slots_[seq % slots_.size()];
     slot.published = true;
     slot.points = points;
-    if (!error) slot.buffer.resize(points);  // keeps the loader's checks
+    if (!error && !slot.batch.on_device()) slot.batch.host.resize(points);  // keeps the checks
     slot.error = std::move(error);
   }
   published_.notify_all();
@@ -40,8 +56,7 @@ std::optional<BatchRing::Entry> BatchRing::ready(std::uint64_t seq) {
   std::lock_guard lock(mutex_);
   Slot& slot = slots_[seq % slots_.size()];
   if (slot.seq != seq || !slot.published) return std::nullopt;
-  const PinnedBatch& batch = slot.buffer;
-  return Entry{&batch, batch.points().first(slot.points), slot.error};
+  return Entry{&slot.batch, slot.points, slot.error};
 }
 
 bool BatchRing::wait_ready(std::uint64_t seq, std::chrono::microseconds timeout) {

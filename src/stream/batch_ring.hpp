@@ -2,6 +2,11 @@
 // written into slot s % N once batch s - N was released, so at most N batches are in memory
 // and the loader holding the lowest unreleased batch can always go on (no deadlock however
 // the loaders interleave). The consumer takes batches strictly in sequence order.
+//
+// A slot holds its batch in host memory (a PinnedBatch) or, for a CUDA octree, on the device
+// (a DeviceBatch): there the loader writes each piece into a small staging piece that stays in
+// its core's cache and the piece's copy starts at once, so the points cross host memory once
+// and the thread that inserts has no upload left to start (docs/perf-notes.md).
 #pragma once
 
 #include <chrono>
@@ -13,31 +18,54 @@
 #include <span>
 #include <vector>
 
+#include "simlod/device_batch.hpp"
 #include "simlod/host_batch.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail {
 
+/// Where a ring keeps its batches.
+enum class SlotMemory {
+  Host,    ///< ordinary host memory (a CPU octree reads it in place)
+  Device,  ///< device memory, filled through staging pieces by the loaders
+};
+
+/// One batch of the ring, and the loader's way of writing it piece by piece.
+struct BatchSlot {
+  PinnedBatch host;           ///< SlotMemory::Host (not page-locked)
+  DeviceBatch device;         ///< SlotMemory::Device
+  Point* host_out = nullptr;  ///< host.points().data(), taken when the slot was acquired
+
+  [[nodiscard]] bool on_device() const { return device.capacity() > 0; }
+  /// Where the loader writes points [at, at + n) of the batch, n <= DeviceBatch::kPiecePoints,
+  /// pieces in order from 0.
+  [[nodiscard]] std::span<Point> piece(std::size_t at, std::size_t n);
+  /// Checks the piece written as Octree::insert() would against `cube`; when good, keeps the
+  /// check with the batch (host) or starts its copy (device). Returns the first bad point.
+  [[nodiscard]] std::optional<BadPoint> commit(std::size_t at, std::size_t n, const Bounds& cube);
+};
+
 class BatchRing {
  public:
-  /// `slots` buffers of `slot_points` points each, taken when first used (page-locked when
-  /// `pinned`, from the pool of PinnedBatch; their memory returns there for the next stream).
-  BatchRing(unsigned slots, std::size_t slot_points, bool pinned);
+  /// `slots` batches of `slot_points` points each, allocated when first used (page-locked host
+  /// memory comes from the pool of PinnedBatch and returns there for the next stream; device
+  /// memory on `device`).
+  BatchRing(unsigned slots, std::size_t slot_points, SlotMemory memory, int device = 0);
   BatchRing(const BatchRing&) = delete;
   BatchRing& operator=(const BatchRing&) = delete;
 
   // Loader side.
-  /// The buffer for batch `seq` (size() = slot points, nothing checked); blocks until batch
-  /// seq - slots was released. nullptr once cancelled. Throws CapacityError when the buffer
-  /// cannot be allocated. The loader writes it and check()s what it wrote.
-  [[nodiscard]] PinnedBatch* acquire(std::uint64_t seq);
+  /// The slot for batch `seq` (empty, nothing checked); blocks until batch seq - slots was
+  /// released. nullptr once cancelled. Throws CapacityError when its memory cannot be
+  /// allocated. The loader writes it piece by piece (BatchSlot::piece and commit).
+  [[nodiscard]] BatchSlot* acquire(std::uint64_t seq);
   /// Batch `seq` holds its first `points` points, or failed with `error`.
   void publish(std::uint64_t seq, std::size_t points, std::exception_ptr error);
 
   // Consumer side.
   struct Entry {
-    const PinnedBatch* batch;       ///< size() = the points published, with the loader's checks
-    std::span<const Point> points;  ///< batch->points()
+    BatchSlot* slot;  ///< host.size() or device.size() = the points published, checked
+    std::size_t points;
     std::exception_ptr error;
   };
   /// Batch `seq` if it has been published (never blocks).
@@ -61,11 +89,12 @@ class BatchRing {
     bool published = false;
     std::size_t points = 0;
     std::exception_ptr error;
-    PinnedBatch buffer;
+    BatchSlot batch;
   };
 
   std::size_t slot_points_;
-  bool pinned_;
+  SlotMemory memory_;
+  int device_;
   std::mutex mutex_;
   std::condition_variable freed_;      ///< loaders wait for their slot
   std::condition_variable published_;  ///< the consumer waits for its batch

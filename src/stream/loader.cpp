@@ -19,26 +19,25 @@ std::string source_name(const LoaderContext& ctx, std::size_t source) {
   return fmt::format("'{}'", ctx.files[source].path.string());
 }
 
-/// Points read and checked at a time: 1 MB, so that the reader's copy, its origin shift and
-/// the cube check all run on data still in the core's L2 cache instead of passing the batch
-/// through host memory three times (host memory bandwidth bounds streaming from the page
-/// cache: docs/perf-notes.md).
-constexpr std::size_t kPiecePoints = std::size_t{1} << 16;
+/// Points read and checked at a time: 1 MB, so that the reader's copy, its origin shift, the
+/// cube check and (on a device slot) the DMA engine's read all find the points in the core's
+/// cache instead of passing the batch through host memory three times (host memory bandwidth
+/// bounds streaming from the page cache: docs/perf-notes.md).
+constexpr std::size_t kPiecePoints = DeviceBatch::kPiecePoints;
 
-/// Checks points [at, at + n) of `batch` (which starts at point `first` of its source) and
-/// throws InvalidInput naming the source and point when one is not finite or lies outside the
-/// cube. The checks stay with the batch, so that Octree::insert_now() does not repeat them.
-void check_points(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
-                  PinnedBatch& batch, std::size_t at, std::size_t n) {
-  const auto bad = batch.check(ctx.cube, at, n);
+/// Commits points [at, at + n) of `slot` (which starts at point `first` of its source): throws
+/// InvalidInput naming the source and point when one is not finite or lies outside the cube.
+/// The checks stay with the batch, so that Octree::insert_now() does not repeat them.
+void commit_piece(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
+                  BatchSlot& slot, std::size_t at, std::size_t n) {
+  const auto bad = slot.commit(at, n, ctx.cube);
   if (!bad) return;
   throw InvalidInput(
       fmt::format("{}: point {} {}", source_name(ctx, source), first + bad->index, bad->reason));
 }
 
-/// Reads batch `b` into `out` (batch.points entries) from a file source, checking each piece.
-void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, PinnedBatch& batch,
-                     Point* out) {
+/// Reads batch `b` into `slot` from a file source, piece by piece.
+void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b, BatchSlot& slot) {
   if (!open.reader || open.source != b.source) {
     open.reader.reset();
     ReaderOptions options;
@@ -50,40 +49,42 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   PointReader& reader = *open.reader;
   reader.seek(b.first);
   for (std::size_t at = 0; at < b.points; at += kPiecePoints) {
-    const std::span<Point> piece(out + at, std::min<std::size_t>(kPiecePoints, b.points - at));
+    const std::span<Point> piece = slot.piece(at, std::min(kPiecePoints, b.points - at));
     const std::size_t n = reader.read(piece);
     if (n != piece.size()) {
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
                                 ctx.files[b.source].path.string(), piece.size(), b.first + at, n));
     }
-    check_points(ctx, b.source, b.first, batch, at, piece.size());
+    commit_piece(ctx, b.source, b.first, slot, at, piece.size());
   }
 }
 
 /// Generates batch `b` (the next points of the scene) shifted to the cube's corner.
-void generate_batch(LoaderContext& ctx, const StreamBatch& b, PinnedBatch& batch, Point* out) {
-  const std::size_t n = ctx.generator->next({out, b.points});
-  if (n != b.points) {
-    throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}", b.points,
-                            b.first, n));
-  }
+void generate_batch(LoaderContext& ctx, const StreamBatch& b, BatchSlot& slot) {
   const auto& o = ctx.cube.min;
-  for (std::size_t i = 0; i < n; ++i) {
-    Point& p = out[i];
-    p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);
-    p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
-    p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
+  for (std::size_t at = 0; at < b.points; at += kPiecePoints) {
+    const std::span<Point> piece = slot.piece(at, std::min(kPiecePoints, b.points - at));
+    const std::size_t n = ctx.generator->next(piece);
+    if (n != piece.size()) {
+      throw Error(fmt::format("synthetic scene: expected {} points from point {}, got {}",
+                              piece.size(), b.first + at, n));
+    }
+    for (Point& p : piece) {
+      p.x = static_cast<float>(static_cast<double>(p.x) - o[0]);
+      p.y = static_cast<float>(static_cast<double>(p.y) - o[1]);
+      p.z = static_cast<float>(static_cast<double>(p.z) - o[2]);
+    }
+    commit_piece(ctx, 0, b.first, slot, at, n);
   }
-  check_points(ctx, 0, b.first, batch, 0, n);
 }
 
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
   const StreamBatch& b = ctx.plan.batches[seq];
-  PinnedBatch* batch = nullptr;
+  BatchSlot* slot = nullptr;
   try {
-    batch = ctx.ring.acquire(seq);
-    if (batch == nullptr) return false;
+    slot = ctx.ring.acquire(seq);
+    if (slot == nullptr) return false;
   } catch (...) {
     ctx.ring.publish(seq, 0, std::current_exception());
     return true;
@@ -98,11 +99,10 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     return true;
   }
   try {
-    Point* out = batch->points().data();  // taken before the checks, which follow the writes
     if (ctx.generator != nullptr) {
-      generate_batch(ctx, b, *batch, out);
+      generate_batch(ctx, b, *slot);
     } else if (b.points > 0) {
-      read_file_batch(ctx, open, b, *batch, out);
+      read_file_batch(ctx, open, b, *slot);
     }
   } catch (...) {
     ctx.failed[b.source] = true;

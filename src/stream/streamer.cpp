@@ -1,8 +1,10 @@
 // simlod::Streamer on the caller's thread: update() takes published batches from the ring in
-// stream order, starts the upload of the next one and inserts until the budget is spent.
+// stream order and inserts them until the budget is spent. The loaders uploaded the batches of
+// a CUDA octree already (device slots, stream/batch_ring.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "simlod/error.hpp"
 #include "stream/streamer_impl.hpp"
@@ -10,10 +12,7 @@
 namespace simlod {
 namespace {
 
-/// Batches after the one being inserted whose uploads are started: the CUDA backend keeps the
-/// batch in use and two more in its device buffers (kBatchBuffers in kernels/tuning.hpp); a
-/// third would evict the oldest, the batch about to be inserted.
-constexpr std::size_t kPrefetchAhead = 2;
+using detail::BatchSlot;
 
 /// Adds the stats of one Octree::insert_now() to those of the whole update().
 void add(UpdateStats& total, const UpdateStats& batch) {
@@ -85,20 +84,6 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (s.next_batch >= n) s.finished = true;
     if (s.config.on_progress) s.config.on_progress(s.progress());
   };
-  /// Starts the upload of batch `b` when it is ready and not started yet.
-  auto prefetch = [&](std::size_t b) {
-    if (b >= s.plan.batches.size() || s.prefetched[b]) return;
-    const auto entry = s.ring->ready(b);
-    if (!entry || entry->error || entry->points.empty()) return;
-    tree.prefetch(entry->points);
-    s.prefetched[b] = true;
-    s.points_uploaded += entry->points.size();
-  };
-  /// The batches after `b` whose copies may run while b is inserted (the backend keeps
-  /// kPrefetchAhead of them in flight).
-  auto prefetch_after = [&](std::size_t b) {
-    for (std::size_t k = 1; k <= kPrefetchAhead; ++k) prefetch(b + k);
-  };
   /// Moves past batch `b`: frees its slot, counts its file.
   auto advance = [&](std::size_t b) {
     s.ring->release(b);
@@ -133,7 +118,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
       std::rethrow_exception(entry->error);
     }
     const std::size_t source = s.plan.batches[b].source;
-    if (entry->points.empty() || s.source_failed[source]) {
+    if (entry->points == 0 || s.source_failed[source]) {
       // An empty file, or a batch of a file whose error was reported: skipped.
       advance(b);
       continue;
@@ -141,13 +126,13 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }
-    if (!s.prefetched[b]) {
-      s.points_uploaded += entry->points.size();  // uploaded in line by insert_batch()
-    }
-    prefetch_after(b);  // copied while this batch's kernels run
+    // Uploaded by its loader (a device slot; a CPU octree reads host slots in place).
+    s.points_uploaded += entry->points;
     const auto before = Clock::now();
     try {
-      add(stats, tree.insert_now(*entry->batch));
+      BatchSlot& slot = *entry->slot;
+      add(stats, slot.on_device() ? tree.insert_now(slot.device)
+                                  : tree.insert_now(std::as_const(slot.host)));
     } catch (const CapacityError& e) {
       // The device is full: what did not fit of this batch is dropped (the stream goes on,
       // later batches may find memory freed).
@@ -155,7 +140,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
       stats.points += inserted;
       s.points_inserted += inserted;
       s.source_inserted[source] += inserted;
-      s.points_refused += entry->points.size() - inserted;
+      s.points_refused += entry->points - inserted;
       advance(b);
       finish();
       throw;
@@ -166,14 +151,10 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     }
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
     s.batch_ms_estimate = s.batch_ms_estimate == 0.0 ? ms : 0.8 * s.batch_ms_estimate + 0.2 * ms;
-    s.points_inserted += entry->points.size();
-    s.source_inserted[source] += entry->points.size();
+    s.points_inserted += entry->points;
+    s.source_inserted[source] += entry->points;
     advance(b);
     if (budget_ms > 0.0 && elapsed_ms() >= budget_ms) break;
-  }
-  if (!s.cancelled) {  // copies that overlap with the frame's rendering
-    prefetch(s.next_batch);
-    prefetch_after(s.next_batch);
   }
   finish();
   return stats;

@@ -32,13 +32,12 @@ struct Streamer::Impl {
   std::unique_ptr<detail::LoaderContext> loaders_context;
   std::vector<std::jthread> loaders;
   std::mutex join_mutex;  ///< cancel() may come from any thread
-  /// Declared after the ring: destroyed first, so a copy it started from a ring buffer has
-  /// ended (freeing its device memory synchronises) before the buffer goes back to the pool.
+  /// Declared after the ring: destroyed first. A ring batch on the device waits for its own
+  /// copies when destroyed; the inserts that read it have ended with the octree.
   std::optional<Octree> octree;
 
   // Consumer (the caller's thread); atomics where progress() reads them.
   std::size_t next_batch = 0;
-  std::vector<bool> prefetched;    ///< per batch: its upload was started (Octree::prefetch)
   double batch_ms_estimate = 0.0;  ///< running average of one insert, for the budget
   std::atomic<std::uint64_t> points_uploaded{0}, points_inserted{0}, points_refused{0};
   std::atomic<std::size_t> files_done{0}, files_failed{0};

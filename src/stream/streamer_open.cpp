@@ -115,17 +115,20 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   // first batch is read (and its buffer page-locked) while the device memory is reserved.
   // Octree::create() validates the rest of the configuration.
   const Bounds root = Octree::root_cube(cube);
-  const bool pinned = resolve_backend(oc.backend) == Backend::Cuda;
+  const bool cuda = resolve_backend(oc.backend) == Backend::Cuda;
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
   source_inserted.assign(source_failed.size(), 0);
-  prefetched.assign(plan.batches.size(), false);
   const std::size_t units = plan.units.size();
   unsigned threads = config.loader_threads != 0 ? config.loader_threads : default_loaders(files);
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
   const unsigned slots = ring_slots(config, threads);
-  ring = std::make_unique<detail::BatchRing>(slots, config.batch_points, pinned);
+  // A CUDA octree gets device slots that the loaders upload as they read; the staging pieces
+  // of device slots and the buffers of host slots come from the pinned pool (prepare()).
+  ring = std::make_unique<detail::BatchRing>(
+      slots, config.batch_points, cuda ? detail::SlotMemory::Device : detail::SlotMemory::Host,
+      oc.device);
   loaders_context = std::make_unique<detail::LoaderContext>(plan, *ring, files, open_errors,
                                                             generator.get(), root);
   detail::LoaderContext& ctx = *loaders_context;
@@ -188,7 +191,9 @@ void Streamer::prepare(const StreamConfig& config) {
   check_config(config);
   if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
   const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
-  PinnedBatch::prepare(config.batch_points, ring_slots(config, loaders));
+  // Two staging pieces per device slot of the ring (batch_ring.hpp).
+  PinnedBatch::prepare(std::min<std::size_t>(config.batch_points, DeviceBatch::kPiecePoints),
+                       2 * ring_slots(config, loaders));
 }
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {

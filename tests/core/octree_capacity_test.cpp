@@ -45,7 +45,8 @@ void refuse_and_continue(const OctreeConfig& base) {
   const OctreeStats stats_before = tree.stats();
   UpdateStats u;
   try {
-    detail::insert_batch(detail::OctreeAccess::impl(tree).store, b, u);
+    detail::insert_batch(detail::OctreeAccess::impl(tree).store, detail::BatchSource::of(b), 0,
+                         b.size(), u);
     FAIL() << "expected CapacityError";
   } catch (const CapacityError& e) {
     const std::string what = e.what();

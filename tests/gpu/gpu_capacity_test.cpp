@@ -46,6 +46,18 @@ TEST(GpuCapacity, LargeBatchGoesInPiecesWhenTheReserveIsShort) {
   expect_same_octree(cpu, tree);
   const OctreeStats stats = tree.stats();
   expect_octree_invariants(tree.snapshot(), all, c, &stats);
+
+  // The same batch from device memory (a DeviceBatch): the pieces are offsets into it.
+  Octree from_device = Octree::create(scene.bounds, c);
+  insert_all(from_device, all.first(50'000), 10'000);
+  DeviceBatch b(950'000, c.device);
+  fill_device_batch(b, all.subspan(50'000), from_device.cube());
+  UpdateStats d;
+  ASSERT_NO_THROW(d = from_device.insert_now(b));
+  EXPECT_EQ(d.points, 950'000u);
+  EXPECT_EQ(d.pieces, u.pieces);
+  EXPECT_EQ(d.pieces, 1u);
+  expect_same_octree(cpu, from_device);
 }
 
 // A reserve too small for all points: update() inserts up to the last point that fits, throws
@@ -67,6 +79,20 @@ TEST(GpuCapacity, WhatDoesNotFitStaysQueued) {
   EXPECT_EQ(tree.discard_queued(), all.size() - stats.points);
   const auto inserted = all.first(stats.points);
   expect_octree_invariants(tree.snapshot(), inserted, c, &stats);
+
+  // From a DeviceBatch: CapacityError names the points that went in, the batch's first ones.
+  Octree from_device = Octree::create(scene.bounds, c);
+  DeviceBatch b(all.size(), c.device);
+  fill_device_batch(b, all, from_device.cube());
+  try {
+    (void)from_device.insert_now(b);
+    FAIL() << "expected CapacityError";
+  } catch (const CapacityError& e) {
+    const OctreeStats s = from_device.stats();
+    EXPECT_EQ(e.points_inserted(), s.points);
+    EXPECT_EQ(s.points, stats.points);
+    expect_octree_invariants(from_device.snapshot(), all.first(s.points), c, &s);
+  }
 }
 
 // Many leaves just under the limit, then one batch over all of them (what random order does):

@@ -9,11 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <span>
 
 #include "core/octree_check.hpp"
 #include "core/octree_test_util.hpp"
 #include "simlod/backend.hpp"
+#include "simlod/device_batch.hpp"
 #include "simlod/octree.hpp"
 
 /// Skips the test (with the reason) where the CUDA backend cannot run.
@@ -26,6 +28,19 @@
   } while (false)
 
 namespace simlod::test {
+
+/// Fills `batch` with `points` through its staging pieces; expects no bad point.
+inline void fill_device_batch(DeviceBatch& batch, std::span<const Point> points,
+                              const Bounds& cube) {
+  for (std::size_t at = 0; at < points.size();) {
+    const std::span<Point> piece = batch.piece();
+    ASSERT_FALSE(piece.empty());
+    const std::size_t n = std::min(piece.size(), points.size() - at);
+    std::copy_n(points.begin() + static_cast<std::ptrdiff_t>(at), n, piece.begin());
+    ASSERT_FALSE(batch.commit(n, cube).has_value());
+    at += n;
+  }
+}
 
 inline OctreeConfig on_backend(OctreeConfig config, Backend backend) {
   config.backend = backend;

@@ -7,6 +7,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tuning.hpp"
 #include "kernels/update/batch_driver.hpp"
+#include "kernels/update/device_batch.cuh"
 #include "kernels/update/passes.hpp"
 #include "kernels/update/update_state.cuh"
 #include "simlod/error.hpp"
@@ -100,18 +101,19 @@ void upload(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
   }
 }
 
-void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
-                  UpdateStats& stats) {
-  if (batch.empty()) return;
-  if (batch.size() > t.layout.max_batch) {
-    throw InvalidInput("a batch of " + std::to_string(batch.size()) +
+namespace {
+
+void check_size(const TreeStore& t, std::size_t points) {
+  if (points > t.layout.max_batch) {
+    throw InvalidInput("a batch of " + std::to_string(points) +
                        " points exceeds max_batch_points = " + std::to_string(t.layout.max_batch));
   }
-  const auto n = static_cast<std::uint32_t>(batch.size());
-  DeviceScope scope(t.config.device);
+}
+
+/// The batch after its points are at t.writer.d_batch (`started` recorded before they were
+/// staged, `uploaded` after): the passes, the counters read back, the ready event.
+void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& stats) {
   cudaStream_t s = t.stream_handle();
-  SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
-  stage(t, state, batch);
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.uploaded.get(), s));
   CudaExec exec(t.arena, t.writer, s, static_cast<Control*>(t.control_host.get()));
   try {
@@ -139,6 +141,39 @@ void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch
   state.timing.update_ms = elapsed_ms(state.uploaded.get(), state.done.get());
   state.timing.grow_steps = t.arena.steps();
   state.timing.grow_ms = t.arena.step_ms();
+}
+
+}  // namespace
+
+void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
+                  UpdateStats& stats) {
+  if (batch.empty()) return;
+  check_size(t, batch.size());
+  DeviceScope scope(t.config.device);
+  SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), t.stream_handle()));
+  stage(t, state, batch);
+  run_staged(t, state, static_cast<std::uint32_t>(batch.size()), stats);
+}
+
+void insert_batch(TreeStore& t, UpdateState& state, DeviceBatchStore& batch, std::size_t first,
+                  std::size_t count, UpdateStats& stats) {
+  if (count == 0) return;
+  check_size(t, count);
+  DeviceScope scope(t.config.device);
+  cudaStream_t s = t.stream_handle();
+  SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
+  // The points are on the device already: the batch waits for their copies, on the device.
+  SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(s, batch.copied.get(), 0));
+  t.writer.d_batch = batch.points + first;
+  try {
+    run_staged(t, state, static_cast<std::uint32_t>(count), stats);
+  } catch (...) {
+    (void)cudaEventRecord(batch.consumed.get(), s);
+    batch.consumed_recorded = true;
+    throw;
+  }
+  SIMLOD_CUDA_CHECK(cudaEventRecord(batch.consumed.get(), s));
+  batch.consumed_recorded = true;
 }
 
 }  // namespace simlod::detail::cuda

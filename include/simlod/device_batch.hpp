@@ -1,0 +1,97 @@
+// simlod::DeviceBatch: a batch of points in device memory, written piece by piece through two
+// small page-locked staging pieces, for Octree::insert_now() of a CUDA octree.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "simlod/bounds.hpp"
+#include "simlod/host_batch.hpp"
+#include "simlod/octree.hpp"
+#include "simlod/point.hpp"
+
+namespace simlod {
+
+namespace detail::cuda {
+struct DeviceBatchStore;
+}  // namespace detail::cuda
+
+/// Move-only owner of device memory for up to capacity() points on one device. A loader fills
+/// it piece by piece:
+///
+///     DeviceBatch batch(1 << 20, tree.config().device);
+///     while (more) {
+///       std::span<Point> piece = batch.piece();           // at most kPiecePoints
+///       std::size_t n = read_points_into(piece);
+///       if (auto bad = batch.commit(n, tree.cube())) ...  // checked, then copied
+///     }
+///     tree.insert_now(batch);
+///     batch.clear();                                      // refill while the device works
+///
+/// commit() checks the piece (as Octree::insert() checks points) and starts its copy to the
+/// device; piece() hands out the other staging piece meanwhile and waits only when its earlier
+/// copy has not finished. The staging pieces are small enough to stay in the core's cache, so
+/// the points cross host memory once (read from where they come from) instead of three times
+/// for a PinnedBatch filled whole and then copied (write, read back, copy): the streaming
+/// pipeline's host memory bandwidth is what this saves (docs/perf-notes.md).
+///
+/// Not thread-safe: one thread fills a batch at a time; different batches may be filled by
+/// different threads at once. Throws CudaError in builds without CUDA or for a device that is
+/// not there.
+class DeviceBatch {
+ public:
+  /// Points per staging piece: 1 MB.
+  static constexpr std::size_t kPiecePoints = std::size_t{1} << 16;
+
+  /// No memory: capacity() 0.
+  DeviceBatch() noexcept;
+  /// Room for `capacity_points` points on CUDA device `device`; size() 0. Throws CapacityError
+  /// when the device memory cannot be had, CudaError without CUDA or such a device.
+  explicit DeviceBatch(std::size_t capacity_points, int device = 0);
+  DeviceBatch(DeviceBatch&&) noexcept;
+  DeviceBatch& operator=(DeviceBatch&&) noexcept;
+  /// Waits for the batch's copies, then frees its memory.
+  ~DeviceBatch();
+
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
+  [[nodiscard]] int device() const { return device_; }
+
+  /// The staging piece for the next points, room for min(kPiecePoints, capacity() - size())
+  /// of them (empty when the batch is full). Blocks until the copy that last read this staging
+  /// piece has finished. Write the points, then commit() them.
+  [[nodiscard]] std::span<Point> piece();
+  /// Checks the first `count` points of the last piece() against `cube` (the octree's cube():
+  /// finite and inside [0, edge] per axis) and returns the first bad one (index in the batch,
+  /// size() + its index in the piece), or nullopt. When all are good, starts copying them to
+  /// points [size(), size() + count) and adds them to size(); a bad point copies nothing. Throws
+  /// InvalidInput when `count` exceeds the piece.
+  std::optional<BadPoint> commit(std::size_t count, const Bounds& cube);
+  /// Empties the batch for new points. Does not wait: copies into it wait on the device for
+  /// the inserts that read its old points.
+  void clear();
+
+  /// True when every point was committed against a cube of the same edge as `cube`, so that
+  /// Octree::insert_now(DeviceBatch&) need not check them (it cannot check device memory).
+  [[nodiscard]] bool checked_for(const Bounds& cube) const;
+
+ private:
+  friend class Octree;  // insert_now() reads the device side
+  struct Release {
+    void operator()(detail::cuda::DeviceBatchStore* store) const noexcept;
+  };
+  // Staging before the store: the store is destroyed first and waits for the copies that read
+  // the staging pieces.
+  PinnedBatch staging_[2];
+  std::unique_ptr<detail::cuda::DeviceBatchStore, Release> store_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t piece_room_ = 0;  ///< points the last piece() handed out (0: none)
+  int device_ = 0;
+  int next_ = 0;               ///< the staging piece piece() hands out next
+  float checked_edge_ = 0.0f;  ///< the edge every commit() checked against (NaN: mixed)
+};
+
+}  // namespace simlod

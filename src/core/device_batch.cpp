@@ -1,0 +1,123 @@
+// simlod::DeviceBatch: staging pieces from the pinned pool (core/host_buffer.hpp) in front of
+// the device store (kernels/update/device_batch.cu).
+#include "simlod/device_batch.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "simlod/error.hpp"
+
+#if SIMLOD_HAS_CUDA
+#include "kernels/entry.hpp"
+#endif
+
+namespace simlod {
+
+DeviceBatch::DeviceBatch() noexcept = default;
+
+DeviceBatch::DeviceBatch(std::size_t capacity_points, int device) : device_(device) {
+#if SIMLOD_HAS_CUDA
+  if (capacity_points == 0) return;
+  if (device < 0 || device >= detail::cuda::device_count()) {
+    throw CudaError(fmt::format("DeviceBatch: there is no CUDA device {} ({} devices: {})", device,
+                                detail::cuda::device_count(), detail::cuda::unavailable_reason()));
+  }
+  const std::size_t piece_points = std::min(capacity_points, kPiecePoints);
+  for (PinnedBatch& s : staging_) {
+    s = PinnedBatch(piece_points);
+    s.resize(piece_points);
+  }
+  store_.reset(detail::cuda::create_device_batch(capacity_points, device).release());
+  capacity_ = capacity_points;
+#else
+  (void)capacity_points;
+  throw CudaError("DeviceBatch: this build of simlod has no CUDA backend");
+#endif
+}
+
+DeviceBatch::DeviceBatch(DeviceBatch&& other) noexcept
+    : staging_{std::move(other.staging_[0]), std::move(other.staging_[1])},
+      store_(std::move(other.store_)),
+      size_(std::exchange(other.size_, 0)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      piece_room_(std::exchange(other.piece_room_, 0)),
+      device_(other.device_),
+      next_(std::exchange(other.next_, 0)),
+      checked_edge_(std::exchange(other.checked_edge_, 0.0f)) {}
+
+DeviceBatch& DeviceBatch::operator=(DeviceBatch&& other) noexcept {
+  if (this == &other) return *this;
+  store_.reset();  // waits for its copies before the staging pieces go
+  for (int k = 0; k < 2; ++k) staging_[k] = std::move(other.staging_[k]);
+  store_ = std::move(other.store_);
+  size_ = std::exchange(other.size_, 0);
+  capacity_ = std::exchange(other.capacity_, 0);
+  piece_room_ = std::exchange(other.piece_room_, 0);
+  device_ = other.device_;
+  next_ = std::exchange(other.next_, 0);
+  checked_edge_ = std::exchange(other.checked_edge_, 0.0f);
+  return *this;
+}
+
+DeviceBatch::~DeviceBatch() = default;
+
+void DeviceBatch::Release::operator()(detail::cuda::DeviceBatchStore* store) const noexcept {
+#if SIMLOD_HAS_CUDA
+  detail::cuda::destroy(store);
+#else
+  (void)store;
+#endif
+}
+
+std::span<Point> DeviceBatch::piece() {
+  piece_room_ = std::min(kPiecePoints, capacity_ - size_);
+  if (piece_room_ == 0) return {};
+#if SIMLOD_HAS_CUDA
+  detail::cuda::wait_staging(*store_, next_);
+#endif
+  return staging_[next_].points().first(piece_room_);
+}
+
+std::optional<BadPoint> DeviceBatch::commit(std::size_t count, const Bounds& cube) {
+  if (count > piece_room_) {
+    throw InvalidInput(fmt::format(
+        "DeviceBatch::commit({}): the last piece() had room for {} points", count, piece_room_));
+  }
+  if (count == 0) return std::nullopt;
+  const std::span<const Point> points = std::as_const(staging_[next_]).points().first(count);
+  if (auto bad = Octree::find_bad_point(points, cube)) {
+    bad->index += size_;
+    return bad;
+  }
+  const auto edge = static_cast<float>(cube.max[0] - cube.min[0]);
+  if (size_ == 0) {
+    checked_edge_ = edge;
+  } else if (edge != checked_edge_) {
+    checked_edge_ = std::numeric_limits<float>::quiet_NaN();
+  }
+#if SIMLOD_HAS_CUDA
+  detail::cuda::upload_piece(*store_, next_, size_, points.data(), count);
+#endif
+  size_ += count;
+  piece_room_ = 0;
+  next_ ^= 1;
+  return std::nullopt;
+}
+
+void DeviceBatch::clear() {
+  size_ = 0;
+  piece_room_ = 0;
+  checked_edge_ = 0.0f;
+#if SIMLOD_HAS_CUDA
+  if (store_) detail::cuda::reuse_device_batch(*store_);
+#endif
+}
+
+bool DeviceBatch::checked_for(const Bounds& cube) const {
+  return size_ == 0 || static_cast<float>(cube.max[0] - cube.min[0]) == checked_edge_;
+}
+
+}  // namespace simlod
