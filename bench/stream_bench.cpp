@@ -11,7 +11,10 @@
 // before each run (fdatasync + posix_fadvise DONTNEED, no root needed). Counters:
 // items_per_second = points/s, bytes_per_second = file bytes/s, first_frame_ms (from the
 // start of Streamer::open to the end of the first rasterize() that drew points),
-// update_avg_ms / update_max_ms (per update() that inserted something), render_avg_ms.
+// update_avg_ms / update_max_ms (per update() that inserted something), render_avg_ms; per batch
+// batch_host_ms (update() time), batch_device_update_ms and batch_device_wait_ms (CUDA events:
+// the update alone, and the wait for the batch's points), and inserting_busy (the share of the
+// run the inserting thread spent in update()).
 // The read_only_* cases run the loaders alone (a consumer that drops batches unread would
 // need internals; instead every loader-thread count reads the file with PointReader::seek
 // as the loaders do), to show what reading and parsing allow.
@@ -60,7 +63,8 @@ void warm_page_cache(const fs::path& path) {
 
 struct RunResult {
   double seconds = 0, first_frame_ms = -1, update_sum = 0, update_max = 0, render_sum = 0;
-  std::uint64_t points = 0, updates = 0, renders = 0;
+  double device_upload_sum = 0, device_update_sum = 0;  ///< CUDA events, over all batches
+  std::uint64_t points = 0, updates = 0, renders = 0, batches = 0;
 };
 
 /// One streaming run with a 1080p frame loop; `open` creates the Streamer.
@@ -80,6 +84,9 @@ RunResult stream_once(Open open, simlod::Framebuffer& fb) {
       r.update_sum += ms;
       r.update_max = std::max(r.update_max, ms);
       r.updates += 1;
+      r.batches += u.batches;
+      r.device_upload_sum += u.device_upload_ms;
+      r.device_update_sum += u.device_update_ms;
     }
     const simlod::RenderStats rs = simlod::rasterize(streamer.octree(), view, fb);
     r.render_sum += rs.total_ms;
@@ -106,6 +113,15 @@ void report(benchmark::State& state, const std::vector<RunResult>& runs, std::ui
   state.counters["update_max_ms"] = r.update_max;
   state.counters["render_avg_ms"] = r.renders ? r.render_sum / static_cast<double>(r.renders) : 0;
   state.counters["frames"] = static_cast<double>(r.renders);
+  // Where the inserting thread's time goes, per batch: its update() time, the device's update
+  // alone, and the device's wait for the batch's points (the loaders' copies, or the upload).
+  const auto per_batch = [&](double ms) {
+    return r.batches ? ms / static_cast<double>(r.batches) : 0;
+  };
+  state.counters["batch_host_ms"] = per_batch(r.update_sum);
+  state.counters["batch_device_update_ms"] = per_batch(r.device_update_sum);
+  state.counters["batch_device_wait_ms"] = per_batch(r.device_upload_sum);
+  state.counters["inserting_busy"] = r.update_sum / (r.seconds * 1000.0);
 }
 
 /// Set up once, as a viewer does at start-up: the device, a 1080p framebuffer and the

@@ -23,23 +23,22 @@ struct DeviceBatchStore;
 ///
 ///     DeviceBatch batch(1 << 20, tree.config().device);
 ///     while (more) {
-///       std::span<Point> piece = batch.piece();           // at most kPiecePoints
-///       std::size_t n = read_points_into(piece);
-///       if (auto bad = batch.commit(n, tree.cube())) ...  // checked, then copied
+///       std::span<Point> piece = batch.piece();  // at most kPiecePoints
+///       batch.commit(read_points_into(piece));   // starts the piece's copy
 ///     }
-///     tree.insert_now(batch);
-///     batch.clear();                                      // refill while the device works
+///     tree.insert_now(batch);                    // checks on the device, then inserts
+///     batch.clear();                             // refill while the device works
 ///
-/// commit() checks the piece (as Octree::insert() checks points) and starts its copy to the
-/// device; piece() hands out the other staging piece meanwhile and waits only when its earlier
-/// copy has not finished. The staging pieces are small enough to stay in the core's cache, so
-/// the points cross host memory once (read from where they come from) instead of three times
-/// for a PinnedBatch filled whole and then copied (write, read back, copy): the streaming
-/// pipeline's host memory bandwidth is what this saves (docs/perf-notes.md).
+/// commit() starts the piece's copy to the device; piece() hands out the other staging piece
+/// meanwhile and waits only when its earlier copy has not finished. The staging pieces are
+/// small enough to stay in the core's cache, so the points cross host memory once (read from
+/// where they come from) instead of three times for a PinnedBatch filled whole and then copied
+/// (write, read back, copy): the streaming pipeline's host memory bandwidth is what this saves
+/// (docs/perf-notes.md). Points are checked on the device (check(), or insert_now() itself),
+/// where it costs microseconds instead of a pass over every piece on the host.
 ///
-/// Not thread-safe: one thread fills a batch at a time; different batches may be filled by
-/// different threads at once. Throws CudaError in builds without CUDA or for a device that is
-/// not there.
+/// Not thread-safe: one thread uses a batch at a time; different batches may be filled by
+/// different threads at once.
 class DeviceBatch {
  public:
   /// Points per staging piece: 1 MB.
@@ -63,19 +62,19 @@ class DeviceBatch {
   /// of them (empty when the batch is full). Blocks until the copy that last read this staging
   /// piece has finished. Write the points, then commit() them.
   [[nodiscard]] std::span<Point> piece();
-  /// Checks the first `count` points of the last piece() against `cube` (the octree's cube():
-  /// finite and inside [0, edge] per axis) and returns the first bad one (index in the batch,
-  /// size() + its index in the piece), or nullopt. When all are good, starts copying them to
-  /// points [size(), size() + count) and adds them to size(); a bad point copies nothing. Throws
-  /// InvalidInput when `count` exceeds the piece.
-  std::optional<BadPoint> commit(std::size_t count, const Bounds& cube);
+  /// Starts copying the first `count` points of the last piece() to points [size(), size() +
+  /// count) and adds them to size(). Throws InvalidInput when `count` exceeds the piece.
+  void commit(std::size_t count);
+  /// Checks every point on the device as Octree::insert() checks a batch for an octree over
+  /// `cube` (its cube(): finite and inside [0, edge] per axis) and returns the first bad one
+  /// (index in the batch), or nullopt. Waits for the batch's copies and the check. A batch
+  /// found good is not checked again by Octree::insert_now() unless points are committed after.
+  std::optional<BadPoint> check(const Bounds& cube);
+  /// True when check() found every point good for a cube of the same edge as `cube`.
+  [[nodiscard]] bool checked_for(const Bounds& cube) const;
   /// Empties the batch for new points. Does not wait: copies into it wait on the device for
   /// the inserts that read its old points.
   void clear();
-
-  /// True when every point was committed against a cube of the same edge as `cube`, so that
-  /// Octree::insert_now(DeviceBatch&) need not check them (it cannot check device memory).
-  [[nodiscard]] bool checked_for(const Bounds& cube) const;
 
  private:
   friend class Octree;  // insert_now() reads the device side
@@ -90,8 +89,8 @@ class DeviceBatch {
   std::size_t capacity_ = 0;
   std::size_t piece_room_ = 0;  ///< points the last piece() handed out (0: none)
   int device_ = 0;
-  int next_ = 0;               ///< the staging piece piece() hands out next
-  float checked_edge_ = 0.0f;  ///< the edge every commit() checked against (NaN: mixed)
+  int next_ = 0;                ///< the staging piece piece() hands out next
+  float checked_edge_ = -1.0f;  ///< the edge check() found all points good for (-1: none)
 };
 
 }  // namespace simlod

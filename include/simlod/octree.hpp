@@ -194,12 +194,12 @@ class Octree {
   /// The same for a PinnedBatch, whose points checked by PinnedBatch::check() against this
   /// octree's cube are not checked again (the rest is).
   UpdateStats insert_now(const PinnedBatch& batch);
-  /// The same for a DeviceBatch (device_batch.hpp) on this CUDA octree's device, whose points
-  /// DeviceBatch::commit() checked against this octree's cube: no upload (the batch's kernels
-  /// wait on the device for its copies), and the batch may be clear()ed and refilled as soon
-  /// as this returns (its new copies wait for this insert on the device). Also throws
-  /// InvalidInput for a CPU octree, another device, or points committed against another cube.
-  /// On CapacityError the points after points_inserted() stay in the batch.
+  /// The same for a DeviceBatch (device_batch.hpp) on this CUDA octree's device: no upload;
+  /// the points are checked on the device (DeviceBatch::check(), unless that found them good
+  /// for this cube already), and the batch may be clear()ed and refilled as soon as this
+  /// returns (its new copies wait for this insert on the device). Also throws InvalidInput for
+  /// a CPU octree or another device. On CapacityError the points after points_inserted() stay
+  /// in the batch.
   UpdateStats insert_now(DeviceBatch& batch);
 
   /// Starts moving `batch` (at most config().max_batch_points) to where the next insert_now()

@@ -11,7 +11,8 @@
 //                     stream order until the time budget is spent
 // Memory stays bounded (ring_batches x batch_points x 16 bytes of host buffers, or of device
 // memory plus two 1 MB page-locked staging pieces per batch on CUDA, plus one reader per
-// loader thread) however large the input; loaders wait while the ring is full.
+// loader thread) however large the input; loaders wait while the ring is full. On CUDA the
+// points are checked on the device, by update(), before each batch goes in.
 //
 // Batches: the stream is cut into batches in a fixed order (files in the order given, a
 // folder's files sorted by name), so the octree does not depend on the thread count or timing:
@@ -75,7 +76,8 @@ struct StreamConfig {
   /// driver; hardware threads - 1 when every file is LAZ). The synthetic scene uses one loader,
   /// which runs the generator's own threads. LAZ files are decoded one chunk range per loader.
   unsigned loader_threads = 0;
-  /// Batches in the ring (0 = loader threads + 4): the bound on memory and on how far
+  /// Batches in the ring (0 = loader threads + 4; on CUDA, where they are device memory,
+  /// 2 x loader threads + 4): the bound on memory and on how far
   /// loading runs ahead of insertion.
   unsigned ring_batches = 0;
   /// The octree's cube in file coordinates; default: union of the files' header bounds

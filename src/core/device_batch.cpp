@@ -4,8 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
+#include <cstdint>
 #include <utility>
 
 #include "simlod/error.hpp"
@@ -46,7 +45,7 @@ DeviceBatch::DeviceBatch(DeviceBatch&& other) noexcept
       piece_room_(std::exchange(other.piece_room_, 0)),
       device_(other.device_),
       next_(std::exchange(other.next_, 0)),
-      checked_edge_(std::exchange(other.checked_edge_, 0.0f)) {}
+      checked_edge_(std::exchange(other.checked_edge_, -1.0f)) {}
 
 DeviceBatch& DeviceBatch::operator=(DeviceBatch&& other) noexcept {
   if (this == &other) return *this;
@@ -58,7 +57,7 @@ DeviceBatch& DeviceBatch::operator=(DeviceBatch&& other) noexcept {
   piece_room_ = std::exchange(other.piece_room_, 0);
   device_ = other.device_;
   next_ = std::exchange(other.next_, 0);
-  checked_edge_ = std::exchange(other.checked_edge_, 0.0f);
+  checked_edge_ = std::exchange(other.checked_edge_, -1.0f);
   return *this;
 }
 
@@ -81,43 +80,53 @@ std::span<Point> DeviceBatch::piece() {
   return staging_[next_].points().first(piece_room_);
 }
 
-std::optional<BadPoint> DeviceBatch::commit(std::size_t count, const Bounds& cube) {
+void DeviceBatch::commit(std::size_t count) {
   if (count > piece_room_) {
     throw InvalidInput(fmt::format(
         "DeviceBatch::commit({}): the last piece() had room for {} points", count, piece_room_));
   }
-  if (count == 0) return std::nullopt;
-  const std::span<const Point> points = std::as_const(staging_[next_]).points().first(count);
-  if (auto bad = Octree::find_bad_point(points, cube)) {
-    bad->index += size_;
-    return bad;
-  }
-  const auto edge = static_cast<float>(cube.max[0] - cube.min[0]);
-  if (size_ == 0) {
-    checked_edge_ = edge;
-  } else if (edge != checked_edge_) {
-    checked_edge_ = std::numeric_limits<float>::quiet_NaN();
-  }
+  if (count == 0) return;
 #if SIMLOD_HAS_CUDA
-  detail::cuda::upload_piece(*store_, next_, size_, points.data(), count);
+  detail::cuda::upload_piece(*store_, next_, size_, staging_[next_].points().data(), count);
 #endif
   size_ += count;
   piece_room_ = 0;
   next_ ^= 1;
+  checked_edge_ = -1.0f;
+}
+
+std::optional<BadPoint> DeviceBatch::check(const Bounds& cube) {
+  const auto edge = static_cast<float>(cube.max[0] - cube.min[0]);
+  if (size_ > 0) {
+#if SIMLOD_HAS_CUDA
+    Point point;
+    const std::uint64_t bad = detail::cuda::find_bad_point(*store_, size_, edge, &point);
+    if (bad < size_) {
+      auto found = Octree::find_bad_point(std::span<const Point>(&point, 1), cube);
+      if (found) {
+        found->index = bad;
+        return found;
+      }
+      // The host and the device disagree about a point: not expected, but never let it in.
+      return BadPoint{bad, "failed the device's check"};
+    }
+#endif
+  }
+  checked_edge_ = edge;
   return std::nullopt;
+}
+
+bool DeviceBatch::checked_for(const Bounds& cube) const {
+  return static_cast<float>(cube.max[0] - cube.min[0]) == checked_edge_;
 }
 
 void DeviceBatch::clear() {
   size_ = 0;
   piece_room_ = 0;
-  checked_edge_ = 0.0f;
+  checked_edge_ = -1.0f;
 #if SIMLOD_HAS_CUDA
   if (store_) detail::cuda::reuse_device_batch(*store_);
 #endif
-}
-
-bool DeviceBatch::checked_for(const Bounds& cube) const {
-  return size_ == 0 || static_cast<float>(cube.max[0] - cube.min[0]) == checked_edge_;
 }
 
 }  // namespace simlod

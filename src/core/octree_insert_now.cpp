@@ -48,11 +48,12 @@ UpdateStats Octree::insert_now(DeviceBatch& batch) {
           "insert_now(DeviceBatch&): the batch is on device {}, this octree on device {}",
           batch.device(), s.config.device));
     }
-    if (!batch.checked_for(s.geometry.cube)) {
-      // Device memory cannot be checked here; commit() checked against another cube.
-      throw InvalidInput(
-          "insert_now(DeviceBatch&): the batch's points were committed against a cube of "
-          "another edge than this octree's cube(); nothing of the batch was inserted");
+    if (batch.size() > 0 && !batch.checked_for(s.geometry.cube)) {
+      if (const auto bad = batch.check(s.geometry.cube)) {
+        throw InvalidInput(
+            fmt::format("point {} of the batch {}; nothing of the batch was inserted", bad->index,
+                        bad->reason));
+      }
     }
     const auto source = detail::BatchSource::of(batch.store_.get(), batch.size());
     const std::size_t limit = s.config.max_batch_points;

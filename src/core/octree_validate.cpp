@@ -1,6 +1,7 @@
 // Validation of configurations and batches on entry (DESIGN.md "Errors and bad input").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -32,13 +33,31 @@ void validate_config(const OctreeConfig& c) {
   }
 }
 
+namespace {
+
+/// Whether every point of `points` lies in [0, edge] per axis. No branch per point, so that
+/// the compiler vectorises it (3-4x faster than a test per point: the loaders check every
+/// point they read, docs/perf-notes.md); NaN fails every comparison.
+bool all_inside(std::span<const Point> points, float edge) {
+  int good = 1;
+  for (const Point& p : points) {
+    good &= static_cast<int>(p.x >= 0.0f) & static_cast<int>(p.x <= edge) &
+            static_cast<int>(p.y >= 0.0f) & static_cast<int>(p.y <= edge) &
+            static_cast<int>(p.z >= 0.0f) & static_cast<int>(p.z <= edge);
+  }
+  return good != 0;
+}
+
+}  // namespace
+
 std::size_t find_bad_point(std::span<const Point> batch, const OctreeGeometry& geometry) {
   const float edge = geometry.edge;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const Point& p = batch[i];
-    // One branch per point; NaN fails every comparison.
-    if (!(p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f && p.z <= edge)) {
-      return i;
+  constexpr std::size_t kBlock = 512;  // blocks of 8 KB, then the bad block point by point
+  for (std::size_t begin = 0; begin < batch.size(); begin += kBlock) {
+    const auto block = batch.subspan(begin, std::min(kBlock, batch.size() - begin));
+    if (all_inside(block, edge)) continue;
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      if (!all_inside(block.subspan(i, 1), edge)) return begin + i;
     }
   }
   return batch.size();

@@ -40,8 +40,10 @@ struct BatchSlot {
   /// Where the loader writes points [at, at + n) of the batch, n <= DeviceBatch::kPiecePoints,
   /// pieces in order from 0.
   [[nodiscard]] std::span<Point> piece(std::size_t at, std::size_t n);
-  /// Checks the piece written as Octree::insert() would against `cube`; when good, keeps the
-  /// check with the batch (host) or starts its copy (device). Returns the first bad point.
+  /// Host: checks the piece written as Octree::insert() would against `cube` and keeps the
+  /// check with the batch; returns the first bad point. Device: starts the piece's copy; the
+  /// whole batch is checked on the device before it is inserted (DeviceBatch::check), which
+  /// costs microseconds there against a pass over every piece here.
   [[nodiscard]] std::optional<BadPoint> commit(std::size_t at, std::size_t n, const Bounds& cube);
 };
 

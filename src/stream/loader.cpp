@@ -26,14 +26,13 @@ std::string source_name(const LoaderContext& ctx, std::size_t source) {
 constexpr std::size_t kPiecePoints = DeviceBatch::kPiecePoints;
 
 /// Commits points [at, at + n) of `slot` (which starts at point `first` of its source): throws
-/// InvalidInput naming the source and point when one is not finite or lies outside the cube.
-/// The checks stay with the batch, so that Octree::insert_now() does not repeat them.
+/// InvalidInput naming the source and point when one is not finite or lies outside the cube
+/// (host slots; device slots are checked on the device before their insert). The checks stay
+/// with the batch, so that Octree::insert_now() does not repeat them.
 void commit_piece(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
                   BatchSlot& slot, std::size_t at, std::size_t n) {
-  const auto bad = slot.commit(at, n, ctx.cube);
-  if (!bad) return;
-  throw InvalidInput(
-      fmt::format("{}: point {} {}", source_name(ctx, source), first + bad->index, bad->reason));
+  if (const auto bad = slot.commit(at, n, ctx.cube))
+    throw bad_point_error(ctx, source, first, *bad);
 }
 
 /// Reads batch `b` into `slot` from a file source, piece by piece.
@@ -118,6 +117,12 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
 }
 
 }  // namespace
+
+InvalidInput bad_point_error(const LoaderContext& ctx, std::size_t source, std::uint64_t first,
+                             const BadPoint& bad) {
+  return InvalidInput(
+      fmt::format("{}: point {} {}", source_name(ctx, source), first + bad.index, bad.reason));
+}
 
 void run_loader(LoaderContext& ctx) noexcept {
   OpenReader open;

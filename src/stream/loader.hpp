@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "simlod/bounds.hpp"
+#include "simlod/error.hpp"
 #include "simlod/io.hpp"
 #include "simlod/synth.hpp"
 #include "stream/batch_ring.hpp"
@@ -43,6 +44,11 @@ struct LoaderContext {
   std::atomic<std::uint64_t> points_read{0};
   std::atomic<std::uint64_t> bytes_read{0};
 };
+
+/// The error of a bad point: `bad` (its index in the batch) of the batch that starts at point
+/// `first` of source `source`, named as "'file': point N reason".
+[[nodiscard]] InvalidInput bad_point_error(const LoaderContext& ctx, std::size_t source,
+                                           std::uint64_t first, const BadPoint& bad);
 
 /// The body of a loader thread; returns when the plan is exhausted or the ring cancelled.
 void run_loader(LoaderContext& ctx) noexcept;

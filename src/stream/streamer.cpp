@@ -91,32 +91,35 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (s.plan.last_of_source[b] && s.generator == nullptr) s.files_done += 1;
   };
 
+  /// Batch `b`'s file failed with `error`: records it, skips the batch and throws the error.
+  auto fail_source = [&](std::size_t b, const std::exception_ptr& error) {
+    advance(b);
+    s.files_failed += 1;
+    const std::size_t failed = s.plan.batches[b].source;
+    s.source_failed[failed] = true;
+    {
+      std::lock_guard lock(s.failures_mutex);
+      std::string message;
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        message = e.what();
+      } catch (...) {
+        message = "unknown error";
+      }
+      s.failures.push_back({s.generator ? std::filesystem::path() : s.files[failed].path, message,
+                            s.source_inserted[failed]});
+    }
+    finish();
+    std::rethrow_exception(error);
+  };
+
   const double budget_ms = std::chrono::duration<double, std::milli>(budget).count();
   while (!s.cancelled && s.next_batch < s.plan.batches.size()) {
     const std::size_t b = s.next_batch;
     const auto entry = s.ring->ready(b);
     if (!entry) break;
-    if (entry->error) {
-      advance(b);
-      s.files_failed += 1;
-      s.source_failed[s.plan.batches[b].source] = true;
-      {
-        std::lock_guard lock(s.failures_mutex);
-        std::string message;
-        try {
-          std::rethrow_exception(entry->error);
-        } catch (const std::exception& e) {
-          message = e.what();
-        } catch (...) {
-          message = "unknown error";
-        }
-        const std::size_t failed = s.plan.batches[b].source;
-        s.failures.push_back({s.generator ? std::filesystem::path() : s.files[failed].path, message,
-                              s.source_inserted[failed]});
-      }
-      finish();
-      std::rethrow_exception(entry->error);
-    }
+    if (entry->error) fail_source(b, entry->error);
     const std::size_t source = s.plan.batches[b].source;
     if (entry->points == 0 || s.source_failed[source]) {
       // An empty file, or a batch of a file whose error was reported: skipped.
@@ -126,11 +129,18 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }
-    // Uploaded by its loader (a device slot; a CPU octree reads host slots in place).
+    // Uploaded by its loaders (a device slot; a CPU octree reads host slots in place).
     s.points_uploaded += entry->points;
+    BatchSlot& slot = *entry->slot;
     const auto before = Clock::now();
+    if (slot.on_device()) {
+      // Device slots are checked here, on the device (batch_ring.hpp).
+      if (const auto bad = slot.device.check(tree.cube())) {
+        fail_source(b, std::make_exception_ptr(detail::bad_point_error(
+                           *s.loaders_context, source, s.plan.batches[b].first, *bad)));
+      }
+    }
     try {
-      BatchSlot& slot = *entry->slot;
       add(stats, slot.on_device() ? tree.insert_now(slot.device)
                                   : tree.insert_now(std::as_const(slot.host)));
     } catch (const CapacityError& e) {

@@ -80,8 +80,12 @@ unsigned default_loaders(const std::vector<FileInfo>& files) {
   return laz_only ? hw - 1 : hw - 2;
 }
 
-unsigned ring_slots(const StreamConfig& c, unsigned loaders) {
-  return c.ring_batches != 0 ? c.ring_batches : loaders + 4;
+/// Batches in the ring. Device slots (CUDA) hold no host memory but two staging pieces, so
+/// they get twice the depth: batches published out of order then rarely keep a loader waiting
+/// for a slot (docs/perf-notes.md).
+unsigned ring_slots(const StreamConfig& c, unsigned loaders, bool cuda) {
+  if (c.ring_batches != 0) return c.ring_batches;
+  return cuda ? 2 * loaders + 4 : loaders + 4;
 }
 
 /// Reads the headers of `paths` on a few threads; failures are kept per file.
@@ -123,7 +127,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   unsigned threads = config.loader_threads != 0 ? config.loader_threads : default_loaders(files);
   if (generator) threads = 1;
   threads = static_cast<unsigned>(std::clamp<std::size_t>(units, 1, threads));
-  const unsigned slots = ring_slots(config, threads);
+  const unsigned slots = ring_slots(config, threads, cuda);
   // A CUDA octree gets device slots that the loaders upload as they read; the staging pieces
   // of device slots and the buffers of host slots come from the pinned pool (prepare()).
   ring = std::make_unique<detail::BatchRing>(
@@ -193,7 +197,7 @@ void Streamer::prepare(const StreamConfig& config) {
   const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
   // Two staging pieces per device slot of the ring (batch_ring.hpp).
   PinnedBatch::prepare(std::min<std::size_t>(config.batch_points, DeviceBatch::kPiecePoints),
-                       2 * ring_slots(config, loaders));
+                       2 * ring_slots(config, loaders, true));
 }
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {

@@ -27,8 +27,10 @@ TEST(DeviceBatch, AnEmptyBatchHasNoPieceAndRefusesCommits) {
   const Bounds cube{{0, 0, 0}, {1, 1, 1}};
   EXPECT_EQ(batch.capacity(), 0u);
   EXPECT_TRUE(batch.piece().empty());
-  EXPECT_FALSE(batch.commit(0, cube).has_value());
-  EXPECT_THROW((void)batch.commit(1, cube), InvalidInput);
+  EXPECT_NO_THROW(batch.commit(0));
+  EXPECT_THROW(batch.commit(1), InvalidInput);
+  EXPECT_FALSE(batch.checked_for(cube));
+  EXPECT_FALSE(batch.check(cube).has_value()) << "no points, none bad";
   EXPECT_TRUE(batch.checked_for(cube));
   batch.clear();
   EXPECT_EQ(batch.size(), 0u);

@@ -73,6 +73,34 @@ TEST(GpuStream, ATruncatedFileIsNamedAndTheGoodFilesStay) {
   EXPECT_EQ(streamer.octree().stats().points, 100'000u);
 }
 
+// A point outside a declared cube: the CPU's loaders and the CUDA device check (DeviceBatch)
+// name the same file and point, and the same batches stay in the octree.
+TEST(GpuStream, APointOutsideADeclaredCubeIsNamedAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  TempDir dir;
+  write_synthetic_file(dir / "a.sim", 30'000, 1);
+  Bounds cube = read_info(dir / "a.sim").bounds;
+  const double edge = 0.8 * (cube.max[0] - cube.min[0]);
+  for (int a = 0; a < 3; ++a) cube.max[a] = cube.min[a] + edge;
+  std::vector<std::string> errors[2];
+  std::uint64_t points[2] = {0, 0}, kept[2] = {0, 0};
+  for (const Backend backend : {Backend::Cpu, Backend::Cuda}) {
+    const int k = backend == Backend::Cuda ? 1 : 0;
+    StreamConfig config = stream_on(backend, 4'000, 0);
+    config.cube = cube;
+    Streamer streamer = Streamer::open({dir / "a.sim"}, config);
+    errors[k] = stream_to_end(streamer, 1us);
+    points[k] = streamer.octree().stats().points;
+    ASSERT_EQ(streamer.failures().size(), 1u);
+    kept[k] = streamer.failures()[0].points_inserted;
+  }
+  ASSERT_EQ(errors[1].size(), 1u);
+  EXPECT_NE(errors[1][0].find("a.sim': point "), std::string::npos) << errors[1][0];
+  EXPECT_EQ(errors[1], errors[0]);
+  EXPECT_EQ(points[1], points[0]);
+  EXPECT_EQ(kept[1], kept[0]);
+}
+
 TEST(GpuStream, RendersWhileLoadingAndCancelStops) {
   SIMLOD_REQUIRE_GPU();
   Streamer streamer =

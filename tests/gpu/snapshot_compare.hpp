@@ -29,15 +29,14 @@
 
 namespace simlod::test {
 
-/// Fills `batch` with `points` through its staging pieces; expects no bad point.
-inline void fill_device_batch(DeviceBatch& batch, std::span<const Point> points,
-                              const Bounds& cube) {
+/// Fills `batch` with `points` through its staging pieces.
+inline void fill_device_batch(DeviceBatch& batch, std::span<const Point> points) {
   for (std::size_t at = 0; at < points.size();) {
     const std::span<Point> piece = batch.piece();
     ASSERT_FALSE(piece.empty());
     const std::size_t n = std::min(piece.size(), points.size() - at);
     std::copy_n(points.begin() + static_cast<std::ptrdiff_t>(at), n, piece.begin());
-    ASSERT_FALSE(batch.commit(n, cube).has_value());
+    batch.commit(n);
     at += n;
   }
 }

@@ -1,6 +1,8 @@
 // simlod::DeviceBatch on the device: its memory, the stream its piece copies run on, and the
 // events that order them against the staging pieces (host side) and the inserts that read the
 // batch (device side). The insert of such a batch is insert_batch() in kernels/update/insert.cu.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "kernels/common/cuda_check.hpp"
@@ -11,7 +13,7 @@ namespace simlod::detail::cuda {
 
 DeviceBatchStore::DeviceBatchStore(std::size_t capacity, int device_) : device(device_) {
   void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, capacity * sizeof(Point));
+  const cudaError_t err = cudaMalloc(&p, capacity * sizeof(Point) + sizeof(unsigned long long));
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     throw CapacityError("cannot get " + std::to_string(capacity * sizeof(Point)) +
@@ -21,10 +23,11 @@ DeviceBatchStore::DeviceBatchStore(std::size_t capacity, int device_) : device(d
   check_cuda(err, "cudaMalloc(DeviceBatch)", __FILE__, __LINE__);
   memory = DeviceMemory(p);
   points = static_cast<Point*>(p);
+  d_first_bad = reinterpret_cast<unsigned long long*>(points + capacity);
   stream = make_stream();
   for (EventHandle& e : staged) e = make_event(cudaEventDisableTiming);
-  copied = make_event(cudaEventDisableTiming);
   consumed = make_event(cudaEventDisableTiming);
+  first_bad = make_pinned(sizeof(unsigned long long));
 }
 
 DeviceBatchStore::~DeviceBatchStore() {
@@ -56,8 +59,48 @@ void upload_piece(DeviceBatchStore& batch, int k, std::size_t at, const Point* s
   SIMLOD_CUDA_CHECK(
       cudaMemcpyAsync(batch.points + at, staging, n * sizeof(Point), cudaMemcpyHostToDevice, s));
   SIMLOD_CUDA_CHECK(cudaEventRecord(batch.staged[k].get(), s));
-  SIMLOD_CUDA_CHECK(cudaEventRecord(batch.copied.get(), s));
   batch.staged_pending[k] = true;
+}
+
+namespace {
+
+/// The first point (by index) not in [0, edge] per axis, or not finite: each thread stops at
+/// its first bad point, which is the smallest of its own; the minimum over threads is the
+/// first of all.
+__global__ void find_bad_kernel(const Point* points, std::uint64_t count, float edge,
+                                unsigned long long* first_bad) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
+    const Point p = points[i];
+    if (!(p.x >= 0.0f && p.x <= edge && p.y >= 0.0f && p.y <= edge && p.z >= 0.0f && p.z <= edge)) {
+      atomicMin(first_bad, static_cast<unsigned long long>(i));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::uint64_t find_bad_point(DeviceBatchStore& batch, std::uint64_t count, float edge, Point* bad) {
+  DeviceScope scope(batch.device);
+  cudaStream_t s = batch.stream.get();
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(batch.d_first_bad, 0xff, sizeof(unsigned long long), s));
+  if (count > 0) {
+    constexpr unsigned kThreads = 256;
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::uint64_t>((count + kThreads - 1) / kThreads, 4096));
+    find_bad_kernel<<<blocks, kThreads, 0, s>>>(batch.points, count, edge, batch.d_first_bad);
+    SIMLOD_CUDA_CHECK_LAUNCH("find_bad_kernel");
+  }
+  auto* result = static_cast<unsigned long long*>(batch.first_bad.get());
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(result, batch.d_first_bad, sizeof(*result), cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // every copy into the batch has landed too
+  batch.staged_pending[0] = batch.staged_pending[1] = false;
+  if (*result >= count) return count;
+  SIMLOD_CUDA_CHECK(cudaMemcpy(bad, batch.points + *result, sizeof(Point), cudaMemcpyDeviceToHost));
+  return *result;
 }
 
 void reuse_device_batch(DeviceBatchStore& batch) {

@@ -1,12 +1,13 @@
 // The device side of simlod::DeviceBatch (include/simlod/device_batch.hpp): points copied piece
 // by piece from two page-locked staging pieces on the batch's own stream.
 //
-// Ordering, all without host waits except the staging reuse:
+// Ordering:
 //   staged[k]  recorded after the copy from staging piece k: the host waits for it before it
 //              writes piece k again (wait_staging);
-//   copied     recorded after every copy: an insert makes the tree's stream wait for it;
+//   the check  (find_bad_point) runs on the batch's stream after its copies and waits for it
+//              on the host: an insert, which follows a check, finds every copy landed;
 //   consumed   recorded on the tree's stream after an insert read the batch: copies into the
-//              batch after clear() wait for it (reuse_device_batch).
+//              batch after clear() wait for it on the device (reuse_device_batch).
 #pragma once
 
 #include "kernels/common/cuda_resources.cuh"
@@ -27,8 +28,9 @@ struct DeviceBatchStore {
   StreamHandle stream;
   EventHandle staged[2];
   bool staged_pending[2] = {false, false};
-  EventHandle copied;
   EventHandle consumed;
+  unsigned long long* d_first_bad = nullptr;  ///< after the points: the check's result
+  PinnedMemory first_bad;                     ///< its host copy
   bool consumed_recorded = false;
 };
 

@@ -162,8 +162,7 @@ void insert_batch(TreeStore& t, UpdateState& state, DeviceBatchStore& batch, std
   DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
-  // The points are on the device already: the batch waits for their copies, on the device.
-  SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(s, batch.copied.get(), 0));
+  // The points are on the device already, checked after their copies landed (find_bad_point).
   t.writer.d_batch = batch.points + first;
   try {
     run_staged(t, state, static_cast<std::uint32_t>(count), stats);
