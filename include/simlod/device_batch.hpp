@@ -70,27 +70,42 @@ class DeviceBatch {
   /// (index in the batch), or nullopt. Waits for the batch's copies and the check. A batch
   /// found good is not checked again by Octree::insert_now() unless points are committed after.
   std::optional<BadPoint> check(const Bounds& cube);
+  /// Queues that check behind the batch's copies and returns at once; a later check() with a
+  /// cube of the same edge, and no commit() between, only collects its result. For the thread
+  /// that fills a batch, so that the thread that inserts it rarely waits.
+  void check_async(const Bounds& cube);
   /// True when check() found every point good for a cube of the same edge as `cube`.
   [[nodiscard]] bool checked_for(const Bounds& cube) const;
   /// Empties the batch for new points. Does not wait: copies into it wait on the device for
   /// the inserts that read its old points.
   void clear();
 
+  /// Page-locks the staging memory of `count` batches of `capacity_points` ahead of time (at
+  /// application start), in the pool PinnedBatch::prepare() fills; blocks until done.
+  static void prepare(std::size_t capacity_points, std::size_t count);
+
  private:
   friend class Octree;  // insert_now() reads the device side
   struct Release {
     void operator()(detail::cuda::DeviceBatchStore* store) const noexcept;
   };
+  /// Points of page-locked staging for a batch of `capacity_points`: two pieces, then one
+  /// point's room for the device check's result.
+  static std::size_t staging_points(std::size_t capacity_points);
+  [[nodiscard]] unsigned long long* check_result();
+
   // Staging before the store: the store is destroyed first and waits for the copies that read
   // the staging pieces.
-  PinnedBatch staging_[2];
+  PinnedBatch staging_;
   std::unique_ptr<detail::cuda::DeviceBatchStore, Release> store_;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
-  std::size_t piece_room_ = 0;  ///< points the last piece() handed out (0: none)
+  std::size_t piece_points_ = 0;  ///< points per staging piece
+  std::size_t piece_room_ = 0;    ///< points the last piece() handed out (0: none)
   int device_ = 0;
   int next_ = 0;                ///< the staging piece piece() hands out next
   float checked_edge_ = -1.0f;  ///< the edge check() found all points good for (-1: none)
+  float queued_edge_ = -1.0f;   ///< the edge of the check queued since the last commit()
 };
 
 }  // namespace simlod

@@ -75,8 +75,8 @@ void signal(const TreeStore& store, void* stream);
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,
                   UpdateStats& stats);
 /// The same for points [first, first + count) of a DeviceBatch on the store's device, checked
-/// by find_bad_point() since its last copy (so its copies have landed); later copies into it
-/// wait for this insert on the device.
+/// (finish_check) since its last copy, so its copies have landed; later copies into it wait
+/// for this insert on the device.
 void insert_batch(TreeStore& store, UpdateState& state, DeviceBatchStore& batch, std::size_t first,
                   std::size_t count, UpdateStats& stats);
 /// Starts copying `batch` into a free device batch buffer on a second stream; insert_batch()
@@ -93,10 +93,15 @@ void wait_staging(DeviceBatchStore& batch, int k);
 /// Copies `n` points from staging piece `k` (page-locked) to points [at, at + n), asynchronously.
 void upload_piece(DeviceBatchStore& batch, int k, std::size_t at, const Point* staging,
                   std::size_t n);
-/// Checks points [0, count) as Octree::insert() does, for a cube of `edge`, on the device after
-/// the batch's copies, and waits: returns the first bad point's index (its value in `bad`), or
-/// `count`. Afterwards every copy into the batch has landed.
-std::uint64_t find_bad_point(DeviceBatchStore& batch, std::uint64_t count, float edge, Point* bad);
+/// Queues the check of points [0, count) as Octree::insert() does, for a cube of `edge`, on
+/// the batch's stream after its copies; the first bad index (or all ones) lands in
+/// `host_result` (page-locked).
+void queue_check(DeviceBatchStore& batch, std::uint64_t count, float edge,
+                 unsigned long long* host_result);
+/// Waits for the last queue_check(): returns the first bad point's index (its value in `bad`),
+/// or `count`. Afterwards every copy into the batch has landed.
+std::uint64_t finish_check(DeviceBatchStore& batch, std::uint64_t count,
+                           const unsigned long long* host_result, Point* bad);
 /// Copies into the batch from now on wait (on the device) for the last insert that read it.
 void reuse_device_batch(DeviceBatchStore& batch);
 [[nodiscard]] int device_of(const DeviceBatchStore& batch);

@@ -13,6 +13,10 @@ std::optional<BadPoint> BatchSlot::commit(std::size_t at, std::size_t n, const B
   return std::nullopt;
 }
 
+void BatchSlot::finish(const Bounds& cube) {
+  if (on_device()) device.check_async(cube);
+}
+
 BatchRing::BatchRing(unsigned slots, std::size_t slot_points, SlotMemory memory, int device)
     : slot_points_(slot_points), memory_(memory), device_(device), slots_(slots) {
   for (unsigned i = 0; i < slots; ++i) slots_[i].seq = i;

@@ -45,6 +45,9 @@ struct BatchSlot {
   /// whole batch is checked on the device before it is inserted (DeviceBatch::check), which
   /// costs microseconds there against a pass over every piece here.
   [[nodiscard]] std::optional<BadPoint> commit(std::size_t at, std::size_t n, const Bounds& cube);
+  /// After the last piece: a device slot queues its check behind its copies
+  /// (DeviceBatch::check_async), so that the thread that inserts only collects the result.
+  void finish(const Bounds& cube);
 };
 
 class BatchRing {

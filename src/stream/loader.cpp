@@ -103,6 +103,7 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     } else if (b.points > 0) {
       read_file_batch(ctx, open, b, *slot);
     }
+    slot->finish(ctx.cube);
   } catch (...) {
     ctx.failed[b.source] = true;
     open.reader.reset();  // a reader that failed is in an unknown state

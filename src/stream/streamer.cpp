@@ -119,13 +119,14 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     const std::size_t b = s.next_batch;
     const auto entry = s.ring->ready(b);
     if (!entry) break;
-    if (entry->error) fail_source(b, entry->error);
     const std::size_t source = s.plan.batches[b].source;
-    if (entry->points == 0 || s.source_failed[source]) {
-      // An empty file, or a batch of a file whose error was reported: skipped.
+    if (s.source_failed[source] || (entry->points == 0 && !entry->error)) {
+      // A batch of a file whose error was reported (its own error, if any, is the same file's
+      // and not reported twice), or an empty file: skipped.
       advance(b);
       continue;
     }
+    if (entry->error) fail_source(b, entry->error);
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }

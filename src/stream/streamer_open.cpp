@@ -195,9 +195,8 @@ void Streamer::prepare(const StreamConfig& config) {
   check_config(config);
   if (resolve_backend(config.octree.backend) != Backend::Cuda) return;
   const unsigned loaders = config.loader_threads != 0 ? config.loader_threads : hardware_threads();
-  // Two staging pieces per device slot of the ring (batch_ring.hpp).
-  PinnedBatch::prepare(std::min<std::size_t>(config.batch_points, DeviceBatch::kPiecePoints),
-                       2 * ring_slots(config, loaders, true));
+  // The staging pieces of the ring's device slots (batch_ring.hpp).
+  DeviceBatch::prepare(config.batch_points, ring_slots(config, loaders, true));
 }
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {

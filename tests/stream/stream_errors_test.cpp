@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <limits>
+#include <thread>
 
 #include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
@@ -68,6 +69,33 @@ TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
   const auto failures = streamer.failures();
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[0].points_inserted, 8000u) << "what of a.sim stays in the octree";
+}
+
+// Bad points in many batches of one file: loaders running ahead publish several errors of the
+// file before its first reaches the caller; only the first is reported, the file counted once.
+TEST(StreamErrors, AFileWithManyBadBatchesFailsOnce) {
+  TempDir dir;
+  write_synthetic_file(dir / "a.sim", 40000, 1);
+  {
+    std::fstream f(dir / "a.sim", std::ios::in | std::ios::out | std::ios::binary);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::uint64_t point = 9000; point < 40000; point += 1000) {
+      f.seekp(static_cast<std::streamoff>(24 + point * sizeof(Point) + 4));
+      f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+    }
+  }
+  write_synthetic_file(dir / "b.sim", 5000, 2);
+  StreamConfig config = small_stream();
+  config.loader_threads = 4;
+  Streamer streamer = Streamer::open({dir / "a.sim", dir / "b.sim"}, config);
+  // Let the loaders run ahead through the whole ring before the first update().
+  std::this_thread::sleep_for(200ms);
+  const auto errors = stream_to_end(streamer);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_TRUE(mentions(errors[0], "point 9000")) << errors[0];
+  EXPECT_EQ(streamer.failures().size(), 1u);
+  EXPECT_EQ(streamer.progress().files_failed, 1u);
+  EXPECT_EQ(streamer.octree().stats().points, 8000u + 5000u);
 }
 
 TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {

@@ -27,7 +27,7 @@ DeviceBatchStore::DeviceBatchStore(std::size_t capacity, int device_) : device(d
   stream = make_stream();
   for (EventHandle& e : staged) e = make_event(cudaEventDisableTiming);
   consumed = make_event(cudaEventDisableTiming);
-  first_bad = make_pinned(sizeof(unsigned long long));
+  checked = make_event(cudaEventDisableTiming);
 }
 
 DeviceBatchStore::~DeviceBatchStore() {
@@ -82,7 +82,8 @@ __global__ void find_bad_kernel(const Point* points, std::uint64_t count, float 
 
 }  // namespace
 
-std::uint64_t find_bad_point(DeviceBatchStore& batch, std::uint64_t count, float edge, Point* bad) {
+void queue_check(DeviceBatchStore& batch, std::uint64_t count, float edge,
+                 unsigned long long* host_result) {
   DeviceScope scope(batch.device);
   cudaStream_t s = batch.stream.get();
   SIMLOD_CUDA_CHECK(cudaMemsetAsync(batch.d_first_bad, 0xff, sizeof(unsigned long long), s));
@@ -93,14 +94,20 @@ std::uint64_t find_bad_point(DeviceBatchStore& batch, std::uint64_t count, float
     find_bad_kernel<<<blocks, kThreads, 0, s>>>(batch.points, count, edge, batch.d_first_bad);
     SIMLOD_CUDA_CHECK_LAUNCH("find_bad_kernel");
   }
-  auto* result = static_cast<unsigned long long*>(batch.first_bad.get());
-  SIMLOD_CUDA_CHECK(
-      cudaMemcpyAsync(result, batch.d_first_bad, sizeof(*result), cudaMemcpyDeviceToHost, s));
-  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // every copy into the batch has landed too
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host_result, batch.d_first_bad, sizeof(*host_result),
+                                    cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(cudaEventRecord(batch.checked.get(), s));
+}
+
+std::uint64_t finish_check(DeviceBatchStore& batch, std::uint64_t count,
+                           const unsigned long long* host_result, Point* bad) {
+  DeviceScope scope(batch.device);
+  SIMLOD_CUDA_CHECK(cudaEventSynchronize(batch.checked.get()));  // the copies have landed too
   batch.staged_pending[0] = batch.staged_pending[1] = false;
-  if (*result >= count) return count;
-  SIMLOD_CUDA_CHECK(cudaMemcpy(bad, batch.points + *result, sizeof(Point), cudaMemcpyDeviceToHost));
-  return *result;
+  if (*host_result >= count) return count;
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpy(bad, batch.points + *host_result, sizeof(Point), cudaMemcpyDeviceToHost));
+  return *host_result;
 }
 
 void reuse_device_batch(DeviceBatchStore& batch) {

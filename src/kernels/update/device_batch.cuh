@@ -4,8 +4,9 @@
 // Ordering:
 //   staged[k]  recorded after the copy from staging piece k: the host waits for it before it
 //              writes piece k again (wait_staging);
-//   the check  (find_bad_point) runs on the batch's stream after its copies and waits for it
-//              on the host: an insert, which follows a check, finds every copy landed;
+//   checked    recorded after the check (queue_check) on the batch's stream, which follows its
+//              copies: the host waits for it (finish_check), so an insert, which follows a
+//              check, finds every copy landed;
 //   consumed   recorded on the tree's stream after an insert read the batch: copies into the
 //              batch after clear() wait for it on the device (reuse_device_batch).
 #pragma once
@@ -29,8 +30,8 @@ struct DeviceBatchStore {
   EventHandle staged[2];
   bool staged_pending[2] = {false, false};
   EventHandle consumed;
+  EventHandle checked;
   unsigned long long* d_first_bad = nullptr;  ///< after the points: the check's result
-  PinnedMemory first_bad;                     ///< its host copy
   bool consumed_recorded = false;
 };
 

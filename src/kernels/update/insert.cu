@@ -162,7 +162,7 @@ void insert_batch(TreeStore& t, UpdateState& state, DeviceBatchStore& batch, std
   DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
-  // The points are on the device already, checked after their copies landed (find_bad_point).
+  // The points are on the device already, checked after their copies landed (finish_check).
   t.writer.d_batch = batch.points + first;
   try {
     run_staged(t, state, static_cast<std::uint32_t>(count), stats);
