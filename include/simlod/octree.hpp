@@ -130,12 +130,14 @@ struct BadPoint {
   std::string reason;     ///< e.g. "(1, nan, 2) is not finite"
 };
 
-class PinnedBatch;  // host_batch.hpp
-class DeviceBatch;  // device_batch.hpp
+class PinnedBatch;   // host_batch.hpp
+class DeviceBatch;   // device_batch.hpp
+class Framebuffer;   // framebuffer.hpp
+struct View;         // view.hpp
+struct RenderStats;  // render.hpp
 
 namespace detail {
 struct OctreeImpl;
-struct OctreeAccess;
 }  // namespace detail
 
 /// Not thread-safe: call one method at a time (the backends use their own threads inside).
@@ -245,7 +247,10 @@ class Octree {
  private:
   /// insert_now() of a batch whose first `checked` points need no check.
   UpdateStats insert_now(std::span<const Point> batch, std::size_t checked);
-  friend struct detail::OctreeAccess;  // the renderer reaches the backend (src/core)
+  // The renderer (render.hpp) draws the store behind the facade.
+  friend RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb);
+  friend void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb,
+                              DeviceStream stream);
   explicit Octree(std::unique_ptr<detail::OctreeImpl> impl);
   /// The state; throws InvalidInput when used after a move.
   [[nodiscard]] detail::OctreeImpl& impl() const;

@@ -28,11 +28,6 @@ struct OctreeImpl {
   std::string failure;
 };
 
-/// Reaches the state of an Octree (for rasterize()).
-struct OctreeAccess {
-  static OctreeImpl& impl(const Octree& octree) { return octree.impl(); }
-};
-
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
 /// once, or, when the backend refuses them with CapacityError (all or nothing), in halves
 /// until the pieces fit. Adds the batch's device times to `stats`. Throws CapacityError when a

@@ -69,7 +69,7 @@ void check_target(const View& view, FramebufferStore& fb, const OctreeConfig& tr
 }  // namespace detail
 
 RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb) {
-  detail::OctreeImpl& impl = detail::OctreeAccess::impl(octree);
+  detail::OctreeImpl& impl = octree.impl();
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
   detail::check_target(view, store, impl.config);
   const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
@@ -77,7 +77,7 @@ RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb) {
 }
 
 void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb, DeviceStream stream) {
-  detail::OctreeImpl& impl = detail::OctreeAccess::impl(octree);
+  detail::OctreeImpl& impl = octree.impl();
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
   detail::check_target(view, store, impl.config);
   const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/dispatch.hpp"
 #include "core/octree_check.hpp"
 #include "core/octree_impl.hpp"
 #include "core/octree_test_util.hpp"
+#include "simlod/backend.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::test {
@@ -39,30 +41,40 @@ void refuse_and_continue(const OctreeConfig& base) {
   insert_all(reference, s, s.size());
   c.memory_bytes = reference.stats().bytes_reserved;  // without a limit: the bytes held
 
-  Octree tree = Octree::create(scene.bounds, c);
-  insert_all(tree, a, a.size());
-  const NodeSnapshot before = tree.snapshot();
-  const OctreeStats stats_before = tree.stats();
-  UpdateStats u;
+  // The backend's store itself, without the facade that would split the batch into pieces.
+  c.backend = resolve_backend(c.backend);
+  const detail::OctreeGeometry geometry = detail::make_geometry(scene.bounds, c);
+  detail::TreeStores tree = detail::create_stores(c, geometry);
+  auto insert = [&](std::span<const Point> points) {
+    UpdateStats u;
+    detail::insert_batch(tree, detail::BatchSource::of(points), 0, points.size(), u);
+  };
+  auto snapshot = [&] {
+    NodeSnapshot snap = detail::snapshot(tree);
+    snap.cube = geometry.cube;
+    return snap;
+  };
+  insert(a);
+  const NodeSnapshot before = snapshot();
+  const OctreeStats stats_before = detail::stats(tree);
   try {
-    detail::insert_batch(detail::OctreeAccess::impl(tree).store, detail::BatchSource::of(b), 0,
-                         b.size(), u);
+    insert(b);
     FAIL() << "expected CapacityError";
   } catch (const CapacityError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("batch of 40000 points"), std::string::npos) << what;
     EXPECT_NE(what.find("not inserted"), std::string::npos) << what;
   }
-  expect_identical(before, tree.snapshot());
-  expect_same_memory(stats_before, tree.stats());
+  expect_identical(before, snapshot());
+  expect_same_memory(stats_before, detail::stats(tree));
 
-  insert_all(tree, s, s.size());
-  const OctreeStats stats = tree.stats();
+  insert(s);
+  const OctreeStats stats = detail::stats(tree);
   EXPECT_EQ(stats.bytes_reserved, c.memory_bytes);
   std::vector<Point> inserted(a.begin(), a.end());
   inserted.insert(inserted.end(), s.begin(), s.end());
-  expect_octree_invariants(tree.snapshot(), inserted, c, &stats);
-  expect_same_tree(reference.snapshot(), tree.snapshot(), true);
+  expect_octree_invariants(snapshot(), inserted, c, &stats);
+  expect_same_tree(reference.snapshot(), snapshot(), true);
 }
 
 TEST(OctreeCapacity, RefusedForChunksTheTreeIsUnchanged) {
