@@ -4,12 +4,34 @@
 #include <unistd.h>
 
 #include <exception>
+#include <string>
 #include <system_error>
 
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
 namespace {
+
+/// Rethrows the exception being handled with every mention of the partial file replaced by the
+/// file asked for: the caller knows `path`, not the partial file behind it.
+[[noreturn]] void rethrow_naming(const std::filesystem::path& partial,
+                                 const std::filesystem::path& path) {
+  auto renamed = [&](std::string text) {
+    const std::string from = partial.string(), to = path.string();
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+    return text;
+  };
+  try {
+    throw;
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(renamed(e.what()));
+  } catch (const IoError& e) {
+    throw IoError(renamed(e.what()));
+  }
+}
 
 class AtomicWriter final : public PointWriter {
  public:
@@ -33,13 +55,21 @@ class AtomicWriter final : public PointWriter {
   }
 
   void write(std::span<const Point> points) override {
-    inner_->write(points);
+    try {
+      inner_->write(points);
+    } catch (...) {
+      rethrow_naming(partial_, path_);
+    }
     points_written_ = inner_->points_written();
   }
 
   void close() override {
     if (done_) return;
-    inner_->close();
+    try {
+      inner_->close();
+    } catch (...) {
+      rethrow_naming(partial_, path_);
+    }
     std::error_code ec;
     std::filesystem::rename(partial_, path_, ec);
     if (ec) {

@@ -65,8 +65,11 @@ void write_png(const std::filesystem::path& path, std::uint32_t width, std::uint
   if (!s.png || !s.info) throw IoError("libpng: out of memory");
   std::vector<png_const_bytep> rows(height);
   for (std::uint32_t y = 0; y < height; ++y) rows[y] = pixels.data() + std::size_t{y} * width * 4;
+  errno = 0;  // libpng's writes go through fwrite(): a failure leaves its reason here
   if (setjmp(png_jmpbuf(s.png))) {
-    throw IoError(fmt::format("cannot write PNG '{}' (libpng error)", path.string()));
+    const int err = errno;
+    throw IoError(fmt::format("cannot write PNG '{}': {}", path.string(),
+                              err != 0 ? std::strerror(err) : "libpng error"));
   }
   png_init_io(s.png, file.get());
   png_set_IHDR(s.png, s.info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,

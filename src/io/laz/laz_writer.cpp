@@ -21,8 +21,13 @@ namespace {
 
 std::string laszip_message(laszip_POINTER laszip) {
   laszip_CHAR* text = nullptr;
-  if (laszip_get_error(laszip, &text) != 0 || text == nullptr) return "unknown LASzip error";
-  return text;
+  std::string message = laszip_get_error(laszip, &text) != 0 || text == nullptr
+                            ? "unknown LASzip error"
+                            : std::string(text);
+  // LASzip writes through its own FILE* and does not say why a write failed; the system's
+  // reason (a full disk) is still in errno, which open() cleared.
+  if (errno != 0) message += fmt::format(" ({})", std::strerror(errno));
+  return message;
 }
 
 /// Overwrites the given byte ranges of `header` at the start of the file.
@@ -144,6 +149,7 @@ class LazWriter final : public PointWriter {
     laszip_preserve_generating_software(laszip_, 1);
     // Format 7 uses the native LAS 1.4 (layered) compressor, not the 1.2 compatibility mode.
     if (las14) laszip_request_native_extension(laszip_, 1);
+    errno = 0;  // see laszip_message()
     if (laszip_open_writer(laszip_, path_.c_str(), 1) != 0) {
       throw IoError(fmt::format("cannot create '{}': {}", path_.string(), laszip_message(laszip_)));
     }
