@@ -43,9 +43,11 @@ namespace simlod {
 
 /// Where a stream stands; passed to StreamConfig::on_progress and returned by progress().
 struct StreamProgress {
-  std::uint64_t points_total = 0;     ///< points the stream will read (from headers)
-  std::uint64_t points_read = 0;      ///< read into the ring by the loaders so far
-  std::uint64_t points_uploaded = 0;  ///< handed to the octree's backend (copy started)
+  std::uint64_t points_total = 0;  ///< points the stream will read (from headers)
+  std::uint64_t points_read = 0;   ///< read into the ring by the loaders so far
+  /// Handed to the octree's backend: on CUDA, copies started (the loaders start each piece's
+  /// copy as they read it: points_read); on the CPU, batches taken by update().
+  std::uint64_t points_uploaded = 0;
   std::uint64_t points_inserted = 0;  ///< in the octree
   /// Dropped because not even one more point fitted (the device or memory_bytes was full;
   /// update() threw CapacityError for their batch). Batches go in as smaller pieces first.

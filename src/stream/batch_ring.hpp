@@ -84,6 +84,7 @@ class BatchRing {
   void cancel();
 
   [[nodiscard]] unsigned slots() const { return static_cast<unsigned>(slots_.size()); }
+  [[nodiscard]] bool on_device() const { return memory_ == SlotMemory::Device; }
   [[nodiscard]] std::uint64_t capacity_bytes() const {
     return std::uint64_t{slots()} * slot_points_ * sizeof(Point);
   }

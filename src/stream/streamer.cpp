@@ -52,7 +52,8 @@ StreamProgress Streamer::Impl::progress() const {
     p.points_read = loaders_context->points_read.load();
     p.bytes_read = loaders_context->bytes_read.load();
   }
-  p.points_uploaded = points_uploaded.load();
+  // Device slots: each piece's copy starts as the loaders read it.
+  p.points_uploaded = ring && ring->on_device() ? p.points_read : points_uploaded.load();
   p.points_inserted = points_inserted.load();
   p.points_refused = points_refused.load();
   p.files_total = files.size();
@@ -130,8 +131,7 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     if (stats.batches > 0 && budget_ms > 0.0 && elapsed_ms() + s.batch_ms_estimate > budget_ms) {
       break;  // the next batch would overrun the budget: it waits for the next frame
     }
-    // Uploaded by its loaders (a device slot; a CPU octree reads host slots in place).
-    s.points_uploaded += entry->points;
+    if (!entry->slot->on_device()) s.points_uploaded += entry->points;  // the CPU reads it here
     BatchSlot& slot = *entry->slot;
     const auto before = Clock::now();
     if (slot.on_device()) {
