@@ -77,6 +77,14 @@ void generate_batch(LoaderContext& ctx, const StreamBatch& b, BatchSlot& slot) {
   }
 }
 
+/// Batch `seq` of `source` failed: later batches of the source are skipped.
+void mark_failed(LoaderContext& ctx, std::size_t source, std::uint64_t seq) {
+  std::atomic<std::uint64_t>& at = ctx.failed_at[source];
+  std::uint64_t current = at.load();
+  while (seq < current && !at.compare_exchange_weak(current, seq)) {
+  }
+}
+
 /// Loads batch `seq` into its ring slot and publishes it (or its error). False: cancelled.
 bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
   const StreamBatch& b = ctx.plan.batches[seq];
@@ -88,12 +96,12 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     ctx.ring.publish(seq, 0, std::current_exception());
     return true;
   }
-  if (ctx.failed[b.source].load()) {
-    ctx.ring.publish(seq, 0, nullptr);  // the file's error was published already
+  if (seq > ctx.failed_at[b.source].load()) {
+    ctx.ring.publish(seq, 0, nullptr);  // an earlier batch of the file failed
     return true;
   }
   if (ctx.generator == nullptr && ctx.open_errors[b.source]) {
-    ctx.failed[b.source] = true;
+    mark_failed(ctx, b.source, seq);
     ctx.ring.publish(seq, 0, ctx.open_errors[b.source]);
     return true;
   }
@@ -105,7 +113,7 @@ bool load_batch(LoaderContext& ctx, OpenReader& open, std::size_t seq) {
     }
     slot->finish(ctx.cube);
   } catch (...) {
-    ctx.failed[b.source] = true;
+    mark_failed(ctx, b.source, seq);
     open.reader.reset();  // a reader that failed is in an unknown state
     ctx.ring.publish(seq, 0, std::current_exception());
     return true;

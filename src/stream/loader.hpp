@@ -1,10 +1,12 @@
 // Loader threads of a Streamer: each takes the next unit of the plan, reads its batches into
 // the ring (batch_ring.hpp), checks every point against the octree's cube and publishes the
-// batch, or the error of its file (later batches of a failed file are published empty).
+// batch, or the error of its file (batches of a failed file after the failed one are
+// published empty).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -28,7 +30,14 @@ struct LoaderContext {
         open_errors(open_errors_),
         generator(generator_),
         cube(cube_),
-        failed(std::make_unique<std::atomic<bool>[]>(std::max<std::size_t>(1, files_.size()))) {}
+        failed_at(std::make_unique<std::atomic<std::uint64_t>[]>(
+            std::max<std::size_t>(1, files_.size()))) {
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, files_.size()); ++i) {
+      failed_at[i] = kNotFailed;
+    }
+  }
+
+  static constexpr std::uint64_t kNotFailed = ~std::uint64_t{0};
 
   const StreamPlan& plan;
   BatchRing& ring;
@@ -40,7 +49,9 @@ struct LoaderContext {
   std::vector<double> bytes_per_point;  ///< per file: file size / points
 
   std::atomic<std::size_t> next_unit{0};
-  std::unique_ptr<std::atomic<bool>[]> failed;  ///< per source: skip its remaining batches
+  /// Per source: the first batch (stream sequence) known to have failed; batches after it are
+  /// skipped, batches before it still load (another loader may fail a later batch first).
+  std::unique_ptr<std::atomic<std::uint64_t>[]> failed_at;
   std::atomic<std::uint64_t> points_read{0};
   std::atomic<std::uint64_t> bytes_read{0};
 };

@@ -22,6 +22,17 @@ StreamConfig small_stream() {
   return c;
 }
 
+/// Makes the y coordinate of SIM points first, first + step, ... (below `end`) a NaN.
+void poison_sim(const std::filesystem::path& path, std::uint64_t first, std::uint64_t step,
+                std::uint64_t end) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::uint64_t point = first; point < end; point += step) {
+    f.seekp(static_cast<std::streamoff>(24 + point * sizeof(Point) + 4));
+    f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+  }
+}
+
 bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -76,14 +87,7 @@ TEST(StreamErrors, ABadPointStopsItsFileAfterTheBatchesBeforeIt) {
 TEST(StreamErrors, AFileWithManyBadBatchesFailsOnce) {
   TempDir dir;
   write_synthetic_file(dir / "a.sim", 40000, 1);
-  {
-    std::fstream f(dir / "a.sim", std::ios::in | std::ios::out | std::ios::binary);
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (std::uint64_t point = 9000; point < 40000; point += 1000) {
-      f.seekp(static_cast<std::streamoff>(24 + point * sizeof(Point) + 4));
-      f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
-    }
-  }
+  poison_sim(dir / "a.sim", 9000, 1000, 40000);
   write_synthetic_file(dir / "b.sim", 5000, 2);
   StreamConfig config = small_stream();
   config.loader_threads = 4;
@@ -96,6 +100,28 @@ TEST(StreamErrors, AFileWithManyBadBatchesFailsOnce) {
   EXPECT_EQ(streamer.failures().size(), 1u);
   EXPECT_EQ(streamer.progress().files_failed, 1u);
   EXPECT_EQ(streamer.octree().stats().points, 8000u + 5000u);
+}
+
+// Loaders running ahead may fail a later batch of a file before an earlier, good batch of it
+// is loaded: the earlier batch must still go in (only batches after the first bad one are
+// skipped), and the error named is the file's first bad point. Timing decides the order, so
+// the stream runs several times.
+TEST(StreamErrors, GoodBatchesBeforeTheFirstBadOneStay) {
+  TempDir dir;
+  write_synthetic_file(dir / "a.sim", 40000, 1);
+  poison_sim(dir / "a.sim", 20500, 4000, 40000);
+  StreamConfig config = small_stream();
+  config.loader_threads = 4;
+  for (int run = 0; run < 10; ++run) {
+    SCOPED_TRACE(run);
+    Streamer streamer = Streamer::open({dir / "a.sim"}, config);
+    const auto errors = stream_to_end(streamer);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_TRUE(mentions(errors[0], "point 20500")) << errors[0];
+    EXPECT_EQ(streamer.octree().stats().points, 20000u) << "batches 0-4 are good";
+    ASSERT_EQ(streamer.failures().size(), 1u);
+    EXPECT_EQ(streamer.failures()[0].points_inserted, 20000u);
+  }
 }
 
 TEST(StreamErrors, PointsOutsideADeclaredCubeNameTheFileAndPoint) {
