@@ -14,6 +14,18 @@
 #include <string>
 #include <vector>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIMLOD_TEST_LSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SIMLOD_TEST_LSAN 1
+#endif
+#if defined(SIMLOD_TEST_LSAN)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "las_test_util.hpp"
 #include "simlod/error.hpp"
 #include "simlod/image.hpp"
@@ -44,6 +56,29 @@ void with_file_size_limit(rlim_t bytes, Body body) {
   }
   restore();
 }
+
+/// LASzip's laszip_close_writer() returns early when its last writes fail, before it frees
+/// its point writer, and laszip_destroy() then refuses to clean up an open writer: memory
+/// that LASzip, not simlod, loses on a full disk. Under LeakSanitizer the allocations of that
+/// case are exempt from the leak report (every other sanitizer check still runs).
+class LaszipLeakExempt {
+ public:
+  explicit LaszipLeakExempt(bool on) : on_(on) {
+#if defined(SIMLOD_TEST_LSAN)
+    if (on_) __lsan_disable();
+#endif
+  }
+  ~LaszipLeakExempt() {
+#if defined(SIMLOD_TEST_LSAN)
+    if (on_) __lsan_enable();
+#endif
+  }
+  LaszipLeakExempt(const LaszipLeakExempt&) = delete;
+  LaszipLeakExempt& operator=(const LaszipLeakExempt&) = delete;
+
+ private:
+  bool on_;
+};
 
 std::vector<char> bytes_of_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -84,6 +119,7 @@ TEST(FullDisk, APointWriterKeepsTheOlderFileAndNamesTheCause) {
     }
     const std::vector<char> before = bytes_of_file(out);
     with_file_size_limit(64 * 1024, [&] {
+      const LaszipLeakExempt exempt(ext == ".laz");
       expect_full_disk_error(out, [&] {
         auto writer = create_writer(out);
         writer->write(points);
