@@ -85,6 +85,13 @@ std::vector<char> bytes_of_file(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+/// Open file descriptors of this process.
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
 std::size_t files_in(const TempDir& dir) {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++n;
@@ -118,6 +125,7 @@ TEST(FullDisk, APointWriterKeepsTheOlderFileAndNamesTheCause) {
       old->close();
     }
     const std::vector<char> before = bytes_of_file(out);
+    const std::size_t descriptors = open_descriptors();
     with_file_size_limit(64 * 1024, [&] {
       const LaszipLeakExempt exempt(ext == ".laz");
       expect_full_disk_error(out, [&] {
@@ -128,6 +136,7 @@ TEST(FullDisk, APointWriterKeepsTheOlderFileAndNamesTheCause) {
     });
     EXPECT_EQ(bytes_of_file(out), before) << "the older file is as it was";
     EXPECT_EQ(files_in(dir), 1u) << "no partial file is left";
+    EXPECT_EQ(open_descriptors(), descriptors) << "the failed writer closed its file";
   }
 }
 

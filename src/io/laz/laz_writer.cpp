@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
 #include "io/formats.hpp"
@@ -112,9 +113,15 @@ class LazWriter final : public PointWriter {
     const bool closed_ok = laszip_close_writer(laszip_) == 0;
     const std::string message = closed_ok ? std::string() : laszip_message(laszip_);
     laszip_destroy(laszip_);
+    errno = 0;
+    out_.close();
     if (!closed_ok) {
       throw IoError(
           fmt::format("'{}': LASzip cannot finish the file: {}", path_.string(), message));
+    }
+    if (out_.fail()) {
+      throw IoError(fmt::format("cannot write '{}': {}", path_.string(),
+                                errno != 0 ? std::strerror(errno) : "the stream failed"));
     }
     LasHeaderFields fields;
     fields.point_format = point_format_;
@@ -149,8 +156,15 @@ class LazWriter final : public PointWriter {
     laszip_preserve_generating_software(laszip_, 1);
     // Format 7 uses the native LAS 1.4 (layered) compressor, not the 1.2 compatibility mode.
     if (las14) laszip_request_native_extension(laszip_, 1);
+    // LASzip writes through our stream rather than its own FILE*: when its last writes fail,
+    // laszip_close_writer() returns without closing what it opened, and the descriptor would
+    // stay open for the rest of the process. Ours closes with the writer.
+    out_.open(path_, std::ios::binary | std::ios::trunc);
+    if (!out_) {
+      throw IoError(fmt::format("cannot create '{}': {}", path_.string(), std::strerror(errno)));
+    }
     errno = 0;  // see laszip_message()
-    if (laszip_open_writer(laszip_, path_.c_str(), 1) != 0) {
+    if (laszip_open_writer_stream(laszip_, out_, 1, 0) != 0) {
       throw IoError(fmt::format("cannot create '{}': {}", path_.string(), laszip_message(laszip_)));
     }
     laszip_get_point_pointer(laszip_, &point_);
@@ -163,6 +177,7 @@ class LazWriter final : public PointWriter {
   }
 
   std::filesystem::path path_;
+  std::ofstream out_;  ///< the file LASzip writes through (open())
   LasQuantizer quantizer_;
   int point_format_;
   laszip_POINTER laszip_ = nullptr;
