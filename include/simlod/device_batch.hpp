@@ -93,6 +93,8 @@ class DeviceBatch {
   /// point's room for the device check's result.
   static std::size_t staging_points(std::size_t capacity_points);
   [[nodiscard]] unsigned long long* check_result();
+  /// Staging piece `k` (0 or 1); 2 is the point after both, which holds the check result.
+  [[nodiscard]] Point* staging_piece(int k);
 
   // Staging before the store: the store is destroyed first and waits for the copies that read
   // the staging pieces.

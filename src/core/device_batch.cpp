@@ -83,7 +83,11 @@ void DeviceBatch::prepare(std::size_t capacity_points, std::size_t count) {
 
 unsigned long long* DeviceBatch::check_result() {
   // The point after the two pieces; a Point is 16 bytes, aligned for the 8-byte result.
-  return reinterpret_cast<unsigned long long*>(staging_.points().data() + 2 * piece_points_);
+  return reinterpret_cast<unsigned long long*>(staging_piece(2));
+}
+
+Point* DeviceBatch::staging_piece(int k) {
+  return staging_.points().data() + static_cast<std::size_t>(k) * piece_points_;
 }
 
 std::span<Point> DeviceBatch::piece() {
@@ -92,7 +96,7 @@ std::span<Point> DeviceBatch::piece() {
 #if SIMLOD_HAS_CUDA
   detail::cuda::wait_staging(*store_, next_);
 #endif
-  return staging_.points().subspan(static_cast<std::size_t>(next_) * piece_points_, piece_room_);
+  return {staging_piece(next_), piece_room_};
 }
 
 void DeviceBatch::commit(std::size_t count) {
@@ -102,9 +106,7 @@ void DeviceBatch::commit(std::size_t count) {
   }
   if (count == 0) return;
 #if SIMLOD_HAS_CUDA
-  detail::cuda::upload_piece(
-      *store_, next_, size_,
-      staging_.points().data() + static_cast<std::size_t>(next_) * piece_points_, count);
+  detail::cuda::upload_piece(*store_, next_, size_, staging_piece(next_), count);
 #endif
   size_ += count;
   piece_room_ = 0;

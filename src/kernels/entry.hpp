@@ -104,7 +104,6 @@ std::uint64_t finish_check(DeviceBatchStore& batch, std::uint64_t count,
                            const unsigned long long* host_result, Point* bad);
 /// Copies into the batch from now on wait (on the device) for the last insert that read it.
 void reuse_device_batch(DeviceBatchStore& batch);
-[[nodiscard]] int device_of(const DeviceBatchStore& batch);
 
 // The renderer and its framebuffer (kernels/render/).
 [[nodiscard]] Owned<Framebuffer> create_framebuffer(std::uint32_t width, std::uint32_t height,

@@ -25,8 +25,8 @@ std::string laszip_message(laszip_POINTER laszip) {
   std::string message = laszip_get_error(laszip, &text) != 0 || text == nullptr
                             ? "unknown LASzip error"
                             : std::string(text);
-  // LASzip writes through its own FILE* and does not say why a write failed; the system's
-  // reason (a full disk) is still in errno, which open() cleared.
+  // LASzip does not say why a write failed; the system's reason (a full disk) is still in
+  // errno, which open() cleared.
   if (errno != 0) message += fmt::format(" ({})", std::strerror(errno));
   return message;
 }

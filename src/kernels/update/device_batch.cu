@@ -117,6 +117,4 @@ void reuse_device_batch(DeviceBatchStore& batch) {
   SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(batch.stream.get(), batch.consumed.get(), 0));
 }
 
-int device_of(const DeviceBatchStore& batch) { return batch.device; }
-
 }  // namespace simlod::detail::cuda
