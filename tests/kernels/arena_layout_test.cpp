@@ -1,4 +1,5 @@
-// Arena layout of the CUDA backend (host arithmetic, no device needed).
+// Arena layout of the CUDA backend and the incremental builder's fixed scratch beside it (host
+// arithmetic, no device needed).
 #include "kernels/tree/arena_layout.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include "core/octree_impl.hpp"
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/tuning.hpp"
+#include "kernels/update/scratch_layout.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
@@ -32,7 +34,8 @@ TEST(ArenaLayout, SizesOfChunksAndGrids) {
 
 TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   const OctreeConfig c;
-  const ArenaLayout a = plan_arena(std::uint64_t{64} << 30, c, make_geometry(unit_cube(), c));
+  const std::uint64_t reserve = std::uint64_t{64} << 30;
+  const ArenaLayout a = plan_arena(reserve, c, make_geometry(unit_cube(), c));
   struct Region {
     std::uint64_t at, bytes;
   };
@@ -40,14 +43,7 @@ TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   const std::vector<Region> regions{{0, sizeof(Control)},
                                     {a.nodes, n * sizeof(DeviceNode)},
                                     {a.links, n * sizeof(NodeLink)},
-                                    {a.new_counts, n * 4},
-                                    {a.ordinal_base, n * 4},
-                                    {a.old_tail, n * 4},
-                                    {a.touched, std::uint64_t{a.max_touched} * 4},
-                                    {a.splits, std::uint64_t{a.max_splits} * sizeof(SplitEntry)},
                                     {a.pool, std::uint64_t{a.max_chunks} * 4},
-                                    {a.batch, std::uint64_t{a.max_batch} * 16},
-                                    {a.batch_slots, std::uint64_t{a.max_batch} * 8},
                                     {a.dynamic_begin, 0}};
   for (std::size_t i = 1; i < regions.size(); ++i) {
     EXPECT_EQ(regions[i].at % kArenaAlign, 0u) << "region " << i;
@@ -55,14 +51,16 @@ TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   }
   EXPECT_EQ(a.dynamic_end % kArenaAlign, 0u);
   EXPECT_LE(a.dynamic_end, a.total_bytes);
+  EXPECT_LE(a.total_bytes + a.scratch_bytes, reserve) << "arena and scratch share the reserve";
+  EXPECT_GT(a.total_bytes + a.scratch_bytes + kArenaAlign, reserve) << "and use all of it";
   EXPECT_EQ(a.max_batch, c.max_batch_points);
   EXPECT_EQ((a.max_nodes - 1) % 8, 0u) << "the root plus whole splits";
   EXPECT_EQ(a.max_splits, (a.max_nodes - 1) / 8);
-  EXPECT_EQ(a.max_touched, a.max_nodes + a.max_splits) << "a split leaf may be listed twice";
   // The node table never runs out before the grids do at 128^3.
   EXPECT_GE(std::uint64_t{a.max_splits} * a.grid_bytes, a.dynamic_end - a.dynamic_begin);
-  // Fixed tables: batch buffers (24 MiB) plus well under 1% for the rest.
-  EXPECT_LT(a.fixed_bytes(), (std::uint64_t{25} << 20) + a.total_bytes / 100);
+  // Fixed tables with the scratch: batch buffers (24 MiB) plus well under 1% for the rest.
+  EXPECT_LT(a.fixed_bytes() + a.scratch_bytes, (std::uint64_t{25} << 20) + reserve / 100);
+  EXPECT_EQ(a.scratch_bytes, scratch_budget(a.max_nodes, a.max_splits, a.max_batch));
 }
 
 TEST(ArenaLayout, TinyGridsCapTheNodeTable) {
@@ -84,10 +82,45 @@ TEST(ArenaLayout, TooSmallForTheTablesIsACapacityError) {
     const std::string what = e.what();
     EXPECT_NE(what.find("16777216 bytes"), std::string::npos) << what;
     EXPECT_NE(what.find("max_batch_points"), std::string::npos) << what;
+    EXPECT_NE(what.find("builder scratch"), std::string::npos) << what;
   }
   OctreeConfig small = c;
   small.max_batch_points = 1000;
   EXPECT_NO_THROW((void)plan_arena(std::uint64_t{16} << 20, small, make_geometry(unit_cube(), c)));
+}
+
+void expect_regions_fit(const ArenaLayout& a) {
+  const ScratchLayout s = plan_scratch(a);
+  struct Region {
+    std::uint64_t at, bytes;
+  };
+  const std::uint64_t n = a.max_nodes;
+  const std::vector<Region> regions{{s.new_counts, n * 4},
+                                    {s.ordinal_base, n * 4},
+                                    {s.old_tail, n * 4},
+                                    {s.touched, std::uint64_t{s.max_touched} * 4},
+                                    {s.splits, std::uint64_t{a.max_splits} * sizeof(SplitEntry)},
+                                    {s.batch, std::uint64_t{a.max_batch} * 16},
+                                    {s.batch_slots, std::uint64_t{a.max_batch} * 8},
+                                    {s.total_bytes, 0}};
+  EXPECT_EQ(regions[0].at, 0u);
+  for (std::size_t i = 1; i < regions.size(); ++i) {
+    EXPECT_EQ(regions[i].at % kArenaAlign, 0u) << "region " << i;
+    EXPECT_GE(regions[i].at, regions[i - 1].at + regions[i - 1].bytes) << "region " << i;
+  }
+  EXPECT_EQ(s.max_touched, a.max_nodes + a.max_splits) << "a split leaf may be listed twice";
+  EXPECT_LE(s.total_bytes, a.scratch_bytes) << "the arena's plan set aside enough";
+}
+
+TEST(ScratchLayout, RegionsAreOrderedAlignedAndWithinTheBudget) {
+  const OctreeConfig c;
+  expect_regions_fit(plan_arena(std::uint64_t{64} << 30, c, make_geometry(unit_cube(), c)));
+  expect_regions_fit(plan_arena(std::uint64_t{64} << 20, c, make_geometry(unit_cube(), c)));
+  OctreeConfig odd = c;  // sizes that are no multiple of the alignment
+  odd.max_batch_points = 1001;
+  odd.voxel_grid = 2;
+  expect_regions_fit(
+      plan_arena((std::uint64_t{1} << 30) + 12345, odd, make_geometry(unit_cube(), odd)));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// A sequential host model of the CUDA backend: the same arena layout, the same per-thread pass
+// A sequential host model of the CUDA backend: the same arena and scratch layouts, the same
+// per-thread pass
 // bodies (kernels/update/pass_bodies.hpp) and the same batch driver
 // (kernels/update/batch_driver.hpp), with plain loops where the device runs kernels. It checks the
 // backend's bookkeeping (ids, limits, chunk lists, pool ordinals, spill and backlog addressing, the
@@ -16,6 +17,7 @@
 #include "kernels/tuning.hpp"
 #include "kernels/update/batch_driver.hpp"
 #include "kernels/update/pass_bodies.hpp"
+#include "kernels/update/scratch_layout.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
@@ -26,13 +28,17 @@ class HostModel {
       : config_(config),
         geometry_(geometry),
         layout_(plan_arena(bytes, config, geometry)),
-        arena_(new uint4[layout_.total_bytes / sizeof(uint4)]) {
+        arena_(new uint4[layout_.total_bytes / sizeof(uint4)]),
+        scratch_layout_(plan_scratch(layout_)),
+        scratch_(new uint4[(scratch_layout_.total_bytes + 15) / sizeof(uint4)]) {
     // Device memory starts with whatever was there: fill with garbage, not zeros.
     std::memset(arena_bytes(), 0xCD, layout_.total_bytes / sizeof(uint4) * sizeof(uint4));
-    base_ = make_tree_view(arena_bytes(), layout_, config, geometry);
+    std::memset(scratch_.get(), 0xCD, scratch_layout_.total_bytes);
+    base_ = make_batch_view(make_tree_view(arena_bytes(), layout_, config, geometry),
+                            reinterpret_cast<std::byte*>(scratch_.get()), scratch_layout_);
     low_ = layout_.dynamic_begin;  // the fixed tables are backed from the start
     high_ = layout_.total_bytes;
-    const TreeView& v = base_;
+    const BatchView& v = base_;
     *v.d_control = Control{};
     v.d_control->node_count = 1;
     v.d_nodes[0] = kRootNode;
@@ -79,7 +85,7 @@ class HostModel {
   // The executor of batch_driver.hpp: each pass as a loop over its threads, in order.
   struct Exec {
     std::byte* base;
-    const TreeView& v0;
+    const BatchView& v0;
     HostModel* model;
 
     std::byte* arena() const { return base; }
@@ -89,8 +95,8 @@ class HostModel {
                   sizeof(Control) - kControlBatchBegin);
       std::memset(v0.d_new, 0, std::size_t{node_count} * 4);
     }
-    void next_round(const TreeView& v) { cuda::next_round(v); }
-    void count(const TreeView& v) {
+    void next_round(const BatchView& v) { cuda::next_round(v); }
+    void count(const BatchView& v) {
       if (!expanding(v)) return;
       for (std::uint32_t i = 0; i < v.points(); ++i) {
         std::uint32_t leaf = kNil;
@@ -100,7 +106,7 @@ class HostModel {
         if (slot == 0) v.list_node(c().touched++, leaf);
       }
     }
-    void plan(const TreeView& v, std::uint32_t, bool last) {
+    void plan(const BatchView& v, std::uint32_t, bool last) {
       PlanSums& out = last ? c().last : c().plan;
       for (std::uint32_t i = 0; i < c().touched; ++i) {
         if (v.d_touched[i] == kNil) continue;
@@ -109,7 +115,7 @@ class HostModel {
       }
     }
     void zero_last() { c().last = PlanSums{}; }
-    void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t, const Control& old) {
+    void rollback(const BatchView& v, std::uint32_t old_nodes, std::uint32_t, const Control& old) {
       const std::uint32_t end = recorded_splits(c(), v.split_limit);
       for (std::uint32_t s = 0; s < end; ++s) restore_split(v, v.d_splits[s], old_nodes);
       c() = old;
@@ -125,17 +131,17 @@ class HostModel {
       model->low_ = low;
       model->high_ = std::max(high, low);
     }
-    void split(const TreeView& v, std::uint32_t, std::uint32_t) {
+    void split(const BatchView& v, std::uint32_t, std::uint32_t) {
       if (!expanding(v)) return;
       const std::uint32_t listed = c().touched;
       for (std::uint32_t i = 0; i < listed; ++i) split_decide(v, i);
       const std::uint32_t end = recorded_splits(c(), v.split_limit);
       for (std::uint32_t s = c().split_base; s < end; ++s) split_execute(v, v.d_splits[s], 0, 1);
     }
-    void sample(const TreeView& v) {
+    void sample(const BatchView& v) {
       for (std::uint32_t i = 0; i < v.points(); ++i) sample_point(v, i, BacklogSink{});
     }
-    void allocate(const TreeView& v, std::uint32_t) {
+    void allocate(const BatchView& v, std::uint32_t) {
       const std::uint32_t listed = c().touched, pool = c().pool_size, top = c().chunk_top;
       for (std::uint32_t i = 0; i < listed; ++i) {
         const std::uint32_t id = v.d_touched[i];
@@ -147,7 +153,7 @@ class HostModel {
         allocate_node(v, id, first, need, pool, top);
       }
     }
-    void insert(const TreeView& v) {
+    void insert(const BatchView& v) {
       const std::uint32_t pool = c().pool_size, top = c().chunk_top;
       const std::uint32_t total = v.points() + std::min(c().backlog_count, v.backlog_limit);
       for (std::uint32_t i = 0; i < total; ++i) insert_sample(v, i, pool, top);
@@ -162,7 +168,9 @@ class HostModel {
   OctreeGeometry geometry_;
   ArenaLayout layout_;
   std::unique_ptr<uint4[]> arena_;
-  TreeView base_{};
+  ScratchLayout scratch_layout_;
+  std::unique_ptr<uint4[]> scratch_;
+  BatchView base_{};
   std::uint64_t points_ = 0;
   std::uint64_t headroom_ = kExpandHeadroom;
   std::uint64_t device_bytes_ = ~std::uint64_t{0};

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include "kernels/common/cuda_check.hpp"
@@ -92,6 +93,9 @@ inline PinnedMemory make_pinned(std::size_t bytes) {
   SIMLOD_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
   return PinnedMemory(p);
 }
+/// Device memory of `bytes` on the current device; CapacityError naming `what` ("the
+/// framebuffer's depth buffer") when the device has no room for it.
+DeviceMemory make_device(std::size_t bytes, const std::string& what);
 /// A stream that does not synchronise with the legacy default stream.
 inline StreamHandle make_stream() {
   cudaStream_t s = nullptr;

@@ -11,15 +11,7 @@ namespace {
 constexpr int kResolveBlockX = 32, kResolveBlockY = 8;
 
 DeviceMemory device_buffer(std::uint64_t bytes, const char* what) {
-  void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    throw CapacityError("cannot allocate " + std::to_string(bytes) +
-                        " bytes of device memory for the framebuffer's " + what);
-  }
-  check_cuda(err, "cudaMalloc(framebuffer)", __FILE__, __LINE__);
-  return DeviceMemory(p);
+  return make_device(bytes, std::string("the framebuffer's ") + what);
 }
 
 /// A thread per pixel: background, nearest colour or blended mean, eye-dome shading.

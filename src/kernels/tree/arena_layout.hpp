@@ -1,22 +1,20 @@
-// Where everything lives in the CUDA backend's one device allocation (the arena).
+// How the CUDA backend's device memory reserve is split, and where the tree lives in its part
+// (the arena, one range of device addresses):
 //
 //   offset 0             Control (352 B, device_layout.hpp)
 //   nodes                DeviceNode[max_nodes]          32 B each
 //   links                NodeLink[max_nodes]            8 B each
-//   new_counts           uint32[max_nodes]  per node: points counted / voxels emitted this batch
-//   ordinal_base         uint32[max_nodes]  per node: ordinal of its first new chunk
-//   old_tail             uint32[max_nodes]  per node: its tail chunk before this batch
-//   touched              uint32[max_touched]  nodes that receive samples this batch
-//   splits               SplitEntry[max_splits]         32 B each, splits of one round
 //   pool                 uint32[max_chunks]             chunk pool (a stack of chunk ids)
-//   batch                Point[max_batch]               the uploaded batch
-//   batch_slots          uint2[max_batch]               per batch point: (leaf, slot in leaf)
 //   dynamic_begin ->     chunks, growing up (chunk c at dynamic_begin + c * chunk_bytes)
-//        ...             free gap; per-batch scratch (spill buffer, its slots, voxel backlog)
-//                        is placed inside it after the capacity check
+//        ...             free gap; a builder borrows part of it for the scratch of one batch
+//                        whose size only the batch tells (the incremental builder's spill
+//                        buffer and voxel backlog, placed after its capacity check)
 //   <- dynamic_end       occupancy grids, growing down (grid g ends at dynamic_end - g*grid_bytes)
-// Every region starts at a multiple of kArenaAlign. The fixed part is sized at creation so
-// that nothing is ever allocated per batch.
+//
+// The rest of the reserve, `scratch_bytes`, is not the store's: it is set aside for a builder's
+// fixed scratch (per node, per split entry and per batch point: kernels/update/scratch_layout.hpp
+// lays it out), a separate device allocation that consumers never see. Every region starts at
+// a multiple of kArenaAlign. Both parts are sized at creation, so nothing is allocated per batch.
 #pragma once
 
 #include <cstdint>
@@ -26,17 +24,16 @@
 namespace simlod::detail::cuda {
 
 struct ArenaLayout {
-  std::uint64_t total_bytes = 0;  ///< size of the allocation
-  std::uint32_t max_nodes = 0;    ///< node table entries
-  std::uint32_t max_splits = 0;   ///< split table entries (inner nodes the table can hold)
-  std::uint32_t max_touched = 0;  ///< list entries: max_nodes + max_splits
-  std::uint32_t max_chunks = 0;   ///< chunk ids (and pool entries) that can exist
-  std::uint32_t max_batch = 0;    ///< points per batch
-  std::uint64_t chunk_bytes = 0;  ///< 16 * chunk_capacity + 16 (trailer with the next id)
-  std::uint64_t grid_bytes = 0;   ///< 2^(3*grid_bits) / 8, rounded up to 16
+  std::uint64_t total_bytes = 0;    ///< size of the arena (the reserve less scratch_bytes)
+  std::uint64_t scratch_bytes = 0;  ///< set aside for a builder's fixed scratch
+  std::uint32_t max_nodes = 0;      ///< node table entries
+  std::uint32_t max_splits = 0;     ///< split table entries (inner nodes the table can hold)
+  std::uint32_t max_chunks = 0;     ///< chunk ids (and pool entries) that can exist
+  std::uint32_t max_batch = 0;      ///< points per batch (sizes the builder's scratch)
+  std::uint64_t chunk_bytes = 0;    ///< 16 * chunk_capacity + 16 (trailer with the next id)
+  std::uint64_t grid_bytes = 0;     ///< 2^(3*grid_bits) / 8, rounded up to 16
   // Byte offsets from the start of the arena.
-  std::uint64_t nodes = 0, links = 0, new_counts = 0, ordinal_base = 0, old_tail = 0;
-  std::uint64_t touched = 0, splits = 0, pool = 0, batch = 0, batch_slots = 0;
+  std::uint64_t nodes = 0, links = 0, pool = 0;
   std::uint64_t dynamic_begin = 0;  ///< end of the fixed tables, first chunk
   std::uint64_t dynamic_end = 0;    ///< end of the arena rounded down; grids grow down from it
 
@@ -47,9 +44,16 @@ struct ArenaLayout {
 [[nodiscard]] std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity);
 [[nodiscard]] std::uint64_t grid_bytes_for(std::uint32_t grid_bits);
 
-/// Lays out an arena of `total_bytes` for a validated configuration. Throws CapacityError
-/// when the fixed tables do not fit, saying what to change.
-[[nodiscard]] ArenaLayout plan_arena(std::uint64_t total_bytes, const OctreeConfig& config,
+/// Upper bound of a builder's fixed scratch for these tables: per node four uint32 (counts,
+/// first chunk ordinal, tail before the batch, list entry), per split entry one more list
+/// entry and a SplitEntry, per batch point the point and its (leaf, slot); plus alignment.
+[[nodiscard]] std::uint64_t scratch_budget(std::uint64_t max_nodes, std::uint64_t max_splits,
+                                           std::uint64_t max_batch);
+
+/// Splits a reserve of `reserve_bytes` into the arena and the builder's scratch and lays out
+/// the arena, for a validated configuration. Throws CapacityError when the fixed tables do not
+/// fit, saying what to change.
+[[nodiscard]] ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
                                      const OctreeGeometry& geometry);
 
 }  // namespace simlod::detail::cuda

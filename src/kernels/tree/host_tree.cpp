@@ -30,9 +30,9 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.bytes_voxels = c.voxel_chunks * payload;
   s.bytes_grids = std::uint64_t{c.grid_count} * layout.grid_bytes;
   s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
-  s.bytes_reserved = layout.total_bytes;
+  s.bytes_reserved = layout.total_bytes + layout.scratch_bytes;
   // Free = the gap between chunks and grids plus pooled chunks; the fixed tables (node table
-  // reserve, pool, batch buffers) count as neither used nor free.
+  // reserve, pool) and the builder's scratch count as neither used nor free.
   const TreeCounters tree{c.node_count, c.grid_count, c.chunk_top, c.pool_size};
   s.bytes_free = arena_gap(layout, tree) + std::uint64_t{c.pool_size} * layout.chunk_bytes;
   return s;

@@ -1,13 +1,13 @@
 // The CUDA tree store: one device address range (the arena, kernels/tree/arena_layout.hpp,
 // backed with memory as the tree grows: kernels/common/device_arena.cuh) holding the node
-// tables, chunks, the chunk pool, occupancy grids and the builder's batch buffers; the
-// counters of the last completed batch; the stream the builders run on and a ready event
-// recorded after each batch, which consumers on other streams wait for.
+// tables, chunks, the chunk pool and occupancy grids; the counters of the last completed
+// batch; the stream the builders run on and a ready event recorded after each batch, which
+// consumers on other streams wait for.
 //
-// Views: `writer` (kernels/tree/tree_view.hpp) is what the builders' passes receive; read()
-// gives consumers (renderer, snapshot, node reader) the tree's pointers and counts. The batch
-// scratch (counts, slots, spill, backlog) still lives in the arena's fixed tables and gap,
-// laid out with the tree (kernels/tree/arena_layout.hpp).
+// Views: `writer` (kernels/tree/tree_view.hpp) is what a builder's passes receive, beside its
+// own scratch (the incremental builder's: kernels/update/scratch_layout.hpp, a separate
+// allocation budgeted in ArenaLayout::scratch_bytes); read() gives consumers (renderer,
+// snapshot, node reader) the tree's pointers and counts.
 //
 // Room for per-point attribute channels: as on the CPU (core/cpu/tree/store.hpp), a channel
 // will be an array parallel to the chunk region, element (chunk, slot) beside sample
@@ -27,7 +27,7 @@ namespace simlod::detail::cuda {
 /// What consumers see of the store: trivially copyable device pointers and counts of the last
 /// completed batch.
 struct ReadView {
-  const TreeView* tree = nullptr;  ///< pointers and parameters (per-batch fields unused)
+  const TreeView* tree = nullptr;  ///< pointers and parameters
   std::uint32_t node_count = 0;
   std::uint32_t chunk_top = 0;  ///< chunks handed out from the arena (pooled included)
 };
@@ -46,7 +46,7 @@ struct TreeStore {
   StreamHandle stream;
   EventHandle ready;     ///< recorded on `stream` when a batch completed
   EventHandle external;  ///< recorded on an application's stream (order_after)
-  TreeView writer;       ///< pointers and parameters; per-batch fields are the builder's
+  TreeView writer;       ///< pointers and parameters
   Control control{};     ///< counters after the last completed batch
   std::uint64_t points = 0;
 };

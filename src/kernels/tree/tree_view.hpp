@@ -1,7 +1,9 @@
-// TreeView: what every pass of the CUDA backend receives, by value (the backend owns the
-// memory; the view is a bundle of device pointers and parameters, trivially copyable). Plus
-// the per-point and per-chunk address arithmetic shared by the passes. SIMLOD_HD, so that the
-// sequential host model of the tests runs the same arithmetic on a host arena.
+// TreeView: the CUDA tree store as its kernels receive it, by value (the store owns the memory;
+// the view is a bundle of device pointers and parameters, trivially copyable), with the
+// per-node and per-chunk address arithmetic. Consumers (the renderer) read through it; a
+// builder's passes get it with their scratch beside it (kernels/update/batch_view.hpp).
+// SIMLOD_HD, so that the sequential host model of the tests runs the same arithmetic on a host
+// arena.
 #pragma once
 
 #include <cstddef>
@@ -22,49 +24,15 @@ struct TreeView {
   Control* d_control;
   DeviceNode* d_nodes;
   NodeLink* d_links;
-  std::uint32_t* d_new;       ///< per node: points counted (leaf) / voxels emitted (inner)
-  std::uint32_t* d_base;      ///< per node: ordinal of its first new chunk
-  std::uint32_t* d_old_tail;  ///< per node: tail before this batch's chunks
-  std::uint32_t* d_touched;   ///< nodes receiving samples this batch (kNil: split since)
-  SplitEntry* d_splits;       ///< splits of the round (Control::round_splits entries)
-  std::uint32_t* d_pool;      ///< chunk pool, Control::pool_size entries
-  std::byte* d_chunks;        ///< chunk 0
-  std::byte* d_grid_end;      ///< end of grid 0
-  Point* d_batch;
-  uint2* d_batch_slots;    ///< per batch point: (leaf, slot)
-  Point* d_spill;          ///< points of split leaves (batch scratch)
-  uint2* d_spill_slots;    ///< per spill point: (leaf, slot)
-  VoxelRecord* d_backlog;  ///< voxels waiting for chunks (batch scratch)
-
-  std::uint32_t batch_points;  ///< points in d_batch
-  std::uint32_t spill_points;  ///< spill points that walk in this pass
-  /// Counting rounds after the first: points below this index walk again only when the
-  /// leaf they reached has split since; points from it on (new spill points) always walk.
-  std::uint32_t walk_all_from;
-  // Limits granted by the capacity check (defence in depth: exceeding one sets an overflow
-  // bit instead of writing out of bounds).
-  std::uint32_t node_limit, grid_limit, chunk_limit, spill_limit, backlog_limit, split_limit;
-  std::uint32_t touched_limit;  ///< entries of d_touched
+  std::uint32_t* d_pool;  ///< chunk pool, Control::pool_size entries
+  std::byte* d_chunks;    ///< chunk 0
+  std::byte* d_grid_end;  ///< end of grid 0
 
   PlanParams params;
   float quant_scale;
   float edge;
   std::uint64_t chunk_bytes;
   std::uint64_t grid_bytes;
-
-  SIMLOD_HD std::uint32_t points() const { return batch_points + spill_points; }
-
-  /// Point i of the pass: the batch first, then the spill buffer. 16-byte read-only loads
-  /// (both buffers are written by earlier launches only).
-  SIMLOD_HD Point point(std::uint32_t i) const {
-    const Point* p = i < batch_points ? d_batch + i : d_spill + (i - batch_points);
-    const uint4 v = load_readonly(reinterpret_cast<const uint4*>(p));
-    return Point{float_from_bits(v.x), float_from_bits(v.y), float_from_bits(v.z), v.w};
-  }
-
-  SIMLOD_HD uint2* slot_of(std::uint32_t i) const {
-    return i < batch_points ? d_batch_slots + i : d_spill_slots + (i - batch_points);
-  }
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -103,37 +71,20 @@ struct TreeView {
   }
 
   SIMLOD_HD void flag(std::uint32_t bit) const { (void)atomic_or(&d_control->overflow, bit); }
-
-  /// Puts a node receiving samples on the list at entry `at` (from Control::touched).
-  SIMLOD_HD void list_node(std::uint32_t at, std::uint32_t node) const {
-    if (at < touched_limit) {
-      d_touched[at] = node;
-    } else {
-      flag(kOverflowTouched);
-    }
-  }
 };
 
 static_assert(std::is_trivially_copyable_v<TreeView>);
 
-/// The view of an arena laid out by `layout` at `arena` (per-batch fields left zero).
+/// The view of an arena laid out by `layout` at `arena`.
 inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
                                const OctreeConfig& config, const OctreeGeometry& geometry) {
   TreeView v{};
   v.d_control = reinterpret_cast<Control*>(arena);
   v.d_nodes = reinterpret_cast<DeviceNode*>(arena + layout.nodes);
   v.d_links = reinterpret_cast<NodeLink*>(arena + layout.links);
-  v.d_new = reinterpret_cast<std::uint32_t*>(arena + layout.new_counts);
-  v.d_base = reinterpret_cast<std::uint32_t*>(arena + layout.ordinal_base);
-  v.d_old_tail = reinterpret_cast<std::uint32_t*>(arena + layout.old_tail);
-  v.d_touched = reinterpret_cast<std::uint32_t*>(arena + layout.touched);
-  v.touched_limit = layout.max_touched;
-  v.d_splits = reinterpret_cast<SplitEntry*>(arena + layout.splits);
   v.d_pool = reinterpret_cast<std::uint32_t*>(arena + layout.pool);
   v.d_chunks = arena + layout.dynamic_begin;
   v.d_grid_end = arena + layout.dynamic_end;
-  v.d_batch = reinterpret_cast<Point*>(arena + layout.batch);
-  v.d_batch_slots = reinterpret_cast<uint2*>(arena + layout.batch_slots);
   v.params = PlanParams{config.max_points_per_leaf, config.chunk_capacity, geometry.max_depth,
                         geometry.grid_bits};
   v.quant_scale = geometry.quant_scale;

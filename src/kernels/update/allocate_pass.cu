@@ -12,7 +12,7 @@
 namespace simlod::detail::cuda {
 namespace {
 
-__global__ void __launch_bounds__(kListBlock) allocate_kernel(TreeView v) {
+__global__ void __launch_bounds__(kListBlock) allocate_kernel(BatchView v) {
   Control& c = *v.d_control;
   const std::uint32_t listed = c.touched;
   const std::uint32_t pool_size = c.pool_size;  // retired only after the insert pass
@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kListBlock) allocate_kernel(TreeView v) {
 
 }  // namespace
 
-void launch_allocate(const TreeView& v, std::uint32_t list_bound, cudaStream_t stream) {
+void launch_allocate(const BatchView& v, std::uint32_t list_bound, cudaStream_t stream) {
   allocate_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("allocate_kernel");
 }

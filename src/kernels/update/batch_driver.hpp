@@ -3,15 +3,15 @@
 // provides
 //   std::byte* arena();                      the arena's base address
 //   void reset_batch(uint32 node_count);     zero Control from kControlBatchBegin and d_new
-//   void count(const TreeView&);             the passes of kernels/update/passes.hpp
-//   void plan(const TreeView&, uint32 list_bound, bool last);
+//   void count(const BatchView&);             the passes of kernels/update/passes.hpp
+//   void plan(const BatchView&, uint32 list_bound, bool last);
 //   void zero_last();                        zero Control::last (before a repeated last plan)
-//   void split(const TreeView&, uint32 list_bound, uint32 split_bound);
-//   void next_round(const TreeView&);
-//   void sample(const TreeView&);
-//   void allocate(const TreeView&, uint32 list_bound);
-//   void insert(const TreeView&);
-//   void rollback(const TreeView&, uint32 old_nodes, uint32 split_bound, const Control& old);
+//   void split(const BatchView&, uint32 list_bound, uint32 split_bound);
+//   void next_round(const BatchView&);
+//   void sample(const BatchView&);
+//   void allocate(const BatchView&, uint32 list_bound);
+//   void insert(const BatchView&);
+//   void rollback(const BatchView&, uint32 old_nodes, uint32 split_bound, const Control& old);
 //                                            restore split leaves, then the whole Control
 //   void map(uint64 low_end, uint64 high_begin);  back arena bytes [0, low_end) and
 //                                            [high_begin, total) with memory; throws
@@ -28,8 +28,8 @@
 
 #include "core/fault_injection.hpp"
 #include "kernels/tree/arena_layout.hpp"
-#include "kernels/tree/tree_view.hpp"
 #include "kernels/tuning.hpp"
+#include "kernels/update/batch_view.hpp"
 #include "kernels/update/capacity.hpp"
 #include "simlod/error.hpp"
 
@@ -53,12 +53,12 @@ struct BatchExtent {
 /// out of it, which costs a rollback and a second try of the batch. `extent` (optional)
 /// receives how far the batch reached once its last pass is queued.
 template <class Exec>
-std::uint32_t run_batch(Exec& exec, const TreeView& base, const ArenaLayout& layout,
+std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& layout,
                         const Control& old, std::uint32_t points, std::uint64_t& headroom,
                         BatchExtent* extent = nullptr) {
   const std::uint32_t old_nodes = old.node_count;
   for (;;) {
-    TreeView v = base;
+    BatchView v = base;
     v.batch_points = points;
     v.spill_points = 0;
     v.walk_all_from = 0;

@@ -12,7 +12,7 @@
 namespace simlod::detail::cuda {
 namespace {
 
-__global__ void __launch_bounds__(kPointBlock) count_kernel(TreeView v) {
+__global__ void __launch_bounds__(kPointBlock) count_kernel(BatchView v) {
   if (!expanding(v)) return;  // a queued round after the expansion ended
   const std::uint32_t total = v.points();
   const std::uint32_t stride = gridDim.x * blockDim.x;
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kPointBlock) count_kernel(TreeView v) {
 
 }  // namespace
 
-void launch_count(const TreeView& v, cudaStream_t stream) {
+void launch_count(const BatchView& v, cudaStream_t stream) {
   count_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("count_kernel");
 }

@@ -12,17 +12,9 @@
 namespace simlod::detail::cuda {
 
 DeviceBatchStore::DeviceBatchStore(std::size_t capacity, int device_) : device(device_) {
-  void* p = nullptr;
-  const cudaError_t err = cudaMalloc(&p, capacity * sizeof(Point) + sizeof(unsigned long long));
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    throw CapacityError("cannot get " + std::to_string(capacity * sizeof(Point)) +
-                        " bytes of device memory for a DeviceBatch of " + std::to_string(capacity) +
-                        " points on device " + std::to_string(device));
-  }
-  check_cuda(err, "cudaMalloc(DeviceBatch)", __FILE__, __LINE__);
-  memory = DeviceMemory(p);
-  points = static_cast<Point*>(p);
+  memory = make_device(capacity * sizeof(Point) + sizeof(unsigned long long),
+                       "a DeviceBatch of " + std::to_string(capacity) + " points");
+  points = static_cast<Point*>(memory.get());
   d_first_bad = reinterpret_cast<unsigned long long*>(points + capacity);
   stream = make_stream();
   for (EventHandle& e : staged) e = make_event(cudaEventDisableTiming);

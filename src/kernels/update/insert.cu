@@ -24,7 +24,7 @@ double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
 /// The executor of batch_driver.hpp on the backend's stream.
 class CudaExec {
  public:
-  CudaExec(DeviceArena& arena, const TreeView& base, cudaStream_t stream, Control* host_control)
+  CudaExec(DeviceArena& arena, const BatchView& base, cudaStream_t stream, Control* host_control)
       : arena_(arena), base_(base), stream_(stream), host_control_(host_control) {}
 
   std::byte* arena() const { return arena_.data(); }
@@ -32,14 +32,14 @@ class CudaExec {
     zero_control(kControlBatchBegin);
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(base_.d_new, 0, std::size_t{node_count} * 4, stream_));
   }
-  void count(const TreeView& v) { launch_count(v, stream_); }
-  void plan(const TreeView& v, std::uint32_t bound, bool last) {
+  void count(const BatchView& v) { launch_count(v, stream_); }
+  void plan(const BatchView& v, std::uint32_t bound, bool last) {
     launch_plan(v, bound, last, stream_);
   }
   void zero_last() {
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(&base_.d_control->last, 0, sizeof(PlanSums), stream_));
   }
-  void rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+  void rollback(const BatchView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
                 const Control& old) {
     launch_rollback(v, old_nodes, split_bound, stream_);
     *host_control_ = old;
@@ -48,13 +48,13 @@ class CudaExec {
     SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));  // host_control_ is reused
   }
   void map(std::uint64_t low_end, std::uint64_t high_begin) { arena_.ensure(low_end, high_begin); }
-  void split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound) {
+  void split(const BatchView& v, std::uint32_t list_bound, std::uint32_t split_bound) {
     launch_split(v, list_bound, split_bound, stream_);
   }
-  void next_round(const TreeView& v) { launch_next_round(v, stream_); }
-  void sample(const TreeView& v) { launch_sample(v, stream_); }
-  void allocate(const TreeView& v, std::uint32_t bound) { launch_allocate(v, bound, stream_); }
-  void insert(const TreeView& v) { launch_insert(v, stream_); }
+  void next_round(const BatchView& v) { launch_next_round(v, stream_); }
+  void sample(const BatchView& v) { launch_sample(v, stream_); }
+  void allocate(const BatchView& v, std::uint32_t bound) { launch_allocate(v, bound, stream_); }
+  void insert(const BatchView& v) { launch_insert(v, stream_); }
   Control read_control() {
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host_control_, base_.d_control, sizeof(Control),
                                       cudaMemcpyDeviceToHost, stream_));
@@ -69,7 +69,7 @@ class CudaExec {
   }
 
   DeviceArena& arena_;
-  const TreeView& base_;
+  const BatchView& base_;
   cudaStream_t stream_;
   Control* host_control_;
 };
@@ -87,7 +87,7 @@ bool is_pinned(const void* p) {
 
 void upload(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
   if (is_pinned(batch.data())) {  // no staging copy needed: the DMA engine reads it directly
-    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(t.writer.d_batch, batch.data(), batch.size_bytes(),
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(state.view.d_batch, batch.data(), batch.size_bytes(),
                                       cudaMemcpyHostToDevice, t.stream_handle()));
     return;
   }
@@ -96,7 +96,7 @@ void upload(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
   for (std::size_t at = 0; at < batch.size(); at += kUploadPiecePoints) {
     const std::size_t n = std::min(kUploadPiecePoints, batch.size() - at);
     std::memcpy(staging + at, batch.data() + at, n * sizeof(Point));
-    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(t.writer.d_batch + at, staging + at, n * sizeof(Point),
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(state.view.d_batch + at, staging + at, n * sizeof(Point),
                                       cudaMemcpyHostToDevice, t.stream_handle()));
   }
 }
@@ -110,15 +110,16 @@ void check_size(const TreeStore& t, std::size_t points) {
   }
 }
 
-/// The batch after its points are at t.writer.d_batch (`started` recorded before they were
+/// The batch after its points are at state.view.d_batch (`started` recorded before they were
 /// staged, `uploaded` after): the passes, the counters read back, the ready event.
 void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& stats) {
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.uploaded.get(), s));
-  CudaExec exec(t.arena, t.writer, s, static_cast<Control*>(t.control_host.get()));
+  CudaExec exec(t.arena, state.view, s, static_cast<Control*>(t.control_host.get()));
   try {
     BatchExtent extent;
-    stats.split_rounds = run_batch(exec, t.writer, t.layout, t.control, n, state.headroom, &extent);
+    stats.split_rounds =
+        run_batch(exec, state.view, t.layout, t.control, n, state.headroom, &extent);
     // While the last passes run, back the memory the next batches will likely need, so that
     // they do not wait for it (kernels/common/device_arena.cuh).
     t.arena.back_ahead(extent.low_end, extent.high_begin);
@@ -163,7 +164,7 @@ void insert_batch(TreeStore& t, UpdateState& state, DeviceBatchStore& batch, std
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
   // The points are on the device already, checked after their copies landed (finish_check).
-  t.writer.d_batch = batch.points + first;
+  state.view.d_batch = batch.points + first;
   try {
     run_staged(t, state, static_cast<std::uint32_t>(count), stats);
   } catch (...) {

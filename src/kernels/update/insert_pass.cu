@@ -9,7 +9,7 @@
 namespace simlod::detail::cuda {
 namespace {
 
-__global__ void __launch_bounds__(kPointBlock) insert_kernel(TreeView v) {
+__global__ void __launch_bounds__(kPointBlock) insert_kernel(BatchView v) {
   const Control& c = *v.d_control;
   const std::uint32_t pool_size = c.pool_size;  // as allocate saw them; retired afterwards
   const std::uint32_t chunk_top = c.chunk_top;
@@ -20,11 +20,11 @@ __global__ void __launch_bounds__(kPointBlock) insert_kernel(TreeView v) {
   }
 }
 
-__global__ void retire_chunks_kernel(TreeView v) { retire_chunks(v); }
+__global__ void retire_chunks_kernel(BatchView v) { retire_chunks(v); }
 
 }  // namespace
 
-void launch_insert(const TreeView& v, cudaStream_t stream) {
+void launch_insert(const BatchView& v, cudaStream_t stream) {
   // Sized for the points; the loop strides over the voxels too (their count is on the device).
   insert_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("insert_kernel");

@@ -5,17 +5,17 @@
 
 #include <cstdint>
 
-#include "kernels/tree/tree_view.hpp"
+#include "kernels/update/batch_view.hpp"
 
 namespace simlod::detail::cuda {
 
 /// False once an expand round has split nothing: the rounds queued after it do nothing.
-SIMLOD_HD bool expanding(const TreeView& v) { return v.d_control->expand_done == 0; }
+SIMLOD_HD bool expanding(const BatchView& v) { return v.d_control->expand_done == 0; }
 
 /// Between expand rounds (one thread): ends the expansion when the last round split nothing or
 /// ran out of a grant (Control::need: the host rolls back), else opens the next round; split
 /// entries accumulate over the rounds so that a rollback finds those of round 1.
-SIMLOD_HD void next_round(const TreeView& v) {
+SIMLOD_HD void next_round(const BatchView& v) {
   Control& c = *v.d_control;
   if (c.expand_done != 0) return;
   if (c.round_splits == 0 || c.need != 0) {
@@ -30,7 +30,7 @@ SIMLOD_HD void next_round(const TreeView& v) {
 /// Whether point i counts in this round, and the leaf it reaches. Round 1 walks every point;
 /// later rounds only points whose leaf split in the round before (and new spill points): the
 /// other leaves keep their counts, as no split can change them.
-SIMLOD_HD bool count_walk(const TreeView& v, std::uint32_t i, std::uint32_t& leaf) {
+SIMLOD_HD bool count_walk(const BatchView& v, std::uint32_t i, std::uint32_t& leaf) {
   if (i < v.walk_all_from && v.link(v.slot_of(i)->x).first_child == kNil) return false;
   leaf = v.find_leaf(quantize(v.point(i), v.quant_scale));
   return true;
@@ -43,7 +43,7 @@ SIMLOD_HD bool count_walk(const TreeView& v, std::uint32_t i, std::uint32_t& lea
 /// no points now; its count restarts at 0 for voxels, and sampling lists it again when it gets
 /// some). A split beyond the granted nodes, grids or entries changes nothing but its entry
 /// (kFailedSplit) and sets Control::need: the host rolls the batch back and grants more.
-SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
+SIMLOD_HD void split_decide(const BatchView& v, std::uint32_t i) {
   const std::uint32_t leaf = v.d_touched[i];
   if (leaf == kNil) return;
   const DeviceNode node = v.d_nodes[leaf];
@@ -89,7 +89,7 @@ SIMLOD_HD void split_decide(const TreeView& v, std::uint32_t i) {
 /// Share `part` of `parts` (a block's thread) of executing a split: zero the grid, copy the
 /// old list's points to the spill buffer, push its chunks to the pool. All parts walk the
 /// list (the next id is a broadcast load); points are copied part-strided.
-SIMLOD_HD void split_execute(const TreeView& v, const SplitEntry& e, std::uint32_t part,
+SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint32_t part,
                              std::uint32_t parts) {
   if (e.node == kFailedSplit) return;
   uint4* grid = reinterpret_cast<uint4*>(v.grid_words(e.grid));
@@ -115,7 +115,7 @@ SIMLOD_HD void split_execute(const TreeView& v, const SplitEntry& e, std::uint32
 /// the batch (id < `old_nodes`) gets its chunk list back and loses its children; splits of
 /// nodes the batch created need nothing (those nodes are dropped with the node count). The
 /// chunks are untouched by the split (they were only copied and their ids pushed to the pool).
-SIMLOD_HD void restore_split(const TreeView& v, const SplitEntry& e, std::uint32_t old_nodes) {
+SIMLOD_HD void restore_split(const BatchView& v, const SplitEntry& e, std::uint32_t old_nodes) {
   if (e.node == kFailedSplit || e.node >= old_nodes) return;
   DeviceNode n = v.d_nodes[e.node];
   n.count = e.count;
@@ -133,7 +133,7 @@ SIMLOD_HD std::uint32_t recorded_splits(const Control& c, std::uint32_t split_li
 
 /// Where sample_point puts voxel records: straight into the backlog.
 struct BacklogSink {
-  SIMLOD_HD void put(const TreeView& v, const VoxelRecord& r) const {
+  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r) const {
     const std::uint32_t at = append_slot(&v.d_control->backlog_count);
     if (at < v.backlog_limit) {
       v.d_backlog[at] = r;
@@ -150,7 +150,7 @@ struct BacklogSink {
 /// the voxel: the node's next voxel slot (the first
 /// lists the node), and a record for the backlog, through `sink` (put(view, record)).
 template <class Sink>
-SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink) {
+SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sink) {
   const Point p = v.point(i);
   const QuantPoint q = quantize(p, v.quant_scale);
   const std::uint32_t g = v.params.grid_bits;
@@ -171,7 +171,7 @@ SIMLOD_HD void sample_point(const TreeView& v, std::uint32_t i, const Sink& sink
 }
 
 /// New chunks a listed node needs for its new samples.
-SIMLOD_HD std::uint32_t chunks_needed(const TreeView& v, std::uint32_t id) {
+SIMLOD_HD std::uint32_t chunks_needed(const BatchView& v, std::uint32_t id) {
   const std::uint32_t count = v.d_nodes[id].count;
   const std::uint32_t cap = v.params.chunk_capacity;
   return static_cast<std::uint32_t>(chunks_for(std::uint64_t{count} + v.d_new[id], cap) -
@@ -180,7 +180,7 @@ SIMLOD_HD std::uint32_t chunks_needed(const TreeView& v, std::uint32_t id) {
 
 /// Links the node's `need` new chunks (ordinals first .. first+need-1) after its tail and
 /// counts its new samples; remembers the old tail and the first ordinal for insert_sample.
-SIMLOD_HD void allocate_node(const TreeView& v, std::uint32_t id, std::uint32_t first,
+SIMLOD_HD void allocate_node(const BatchView& v, std::uint32_t id, std::uint32_t first,
                              std::uint32_t need, std::uint32_t pool_size, std::uint32_t chunk_top) {
   DeviceNode node = v.d_nodes[id];
   v.d_base[id] = first;
@@ -207,7 +207,7 @@ SIMLOD_HD void allocate_node(const TreeView& v, std::uint32_t id, std::uint32_t 
 /// round), then backlog voxels (slot from sampling). Sample j of a node that held c samples
 /// goes to list position (c + j) / cap: the old tail while that is c / cap and the tail had
 /// room, else the node's new chunk of that index. No walks, no atomics.
-SIMLOD_HD void insert_sample(const TreeView& v, std::uint32_t i, std::uint32_t pool_size,
+SIMLOD_HD void insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t pool_size,
                              std::uint32_t chunk_top) {
   const std::uint32_t points = v.points();
   std::uint32_t id, slot;
@@ -248,7 +248,7 @@ SIMLOD_HD void insert_sample(const TreeView& v, std::uint32_t i, std::uint32_t p
 
 /// After the insert pass: the chunks handed out leave the pool (top first), the rest came
 /// from the arena; the emitted voxels are stored.
-SIMLOD_HD void retire_chunks(const TreeView& v) {
+SIMLOD_HD void retire_chunks(const BatchView& v) {
   Control& c = *v.d_control;
   const std::uint32_t handed = c.ordinals;
   if (handed <= c.pool_size) {

@@ -30,7 +30,7 @@ __device__ void add(std::uint64_t* to, std::uint64_t value) {
   if (value != 0) atomicAdd(reinterpret_cast<unsigned long long*>(to), value);
 }
 
-__global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v, bool last) {
+__global__ void __launch_bounds__(kListBlock) plan_kernel(BatchView v, bool last) {
   using Reduce = cub::BlockReduce<PlanSums, kListBlock>;
   __shared__ typename Reduce::TempStorage temp;
   const std::uint32_t listed = v.d_control->touched;
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kListBlock) plan_kernel(TreeView v, bool last)
 
 }  // namespace
 
-void launch_plan(const TreeView& v, std::uint32_t list_bound, bool last, cudaStream_t stream) {
+void launch_plan(const BatchView& v, std::uint32_t list_bound, bool last, cudaStream_t stream) {
   plan_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(v,
                                                                                              last);
   SIMLOD_CUDA_CHECK_LAUNCH("plan_kernel");

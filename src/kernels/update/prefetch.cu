@@ -31,10 +31,14 @@ int buffer_to_fill(const UpdateState& state) {
 
 }  // namespace
 
-UpdateState::UpdateState(const TreeStore& t) : headroom(kExpandHeadroom) {
+UpdateState::UpdateState(const TreeStore& t)
+    : scratch_layout(plan_scratch(t.layout)),
+      scratch(make_device(scratch_layout.total_bytes, "the octree builder's scratch")),
+      view(make_batch_view(t.writer, static_cast<std::byte*>(scratch.get()), scratch_layout)),
+      headroom(kExpandHeadroom) {
   staging = make_pinned(std::uint64_t{t.layout.max_batch} * sizeof(Point));
   for (EventHandle* e : {&started, &uploaded, &done}) *e = make_event();
-  buffers[0].d = t.writer.d_batch;
+  buffers[0].d = view.d_batch;
   // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming
   // waits behind the loaders' page-locking of ring buffers (hundreds of milliseconds).
   void* p = nullptr;
@@ -87,13 +91,13 @@ void prefetch(const TreeStore& t, UpdateState& state, std::span<const Point> bat
 
 void stage(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
   if (state.buffers[1].d == nullptr) {  // one buffer, no prefetching
-    t.writer.d_batch = state.buffers[0].d;
+    state.view.d_batch = state.buffers[0].d;
     upload(t, state, batch);
     return;
   }
   for (BatchBuffer& b : state.buffers) {
     if (same(b.pending, batch)) {
-      t.writer.d_batch = b.d;
+      state.view.d_batch = b.d;
       SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(t.stream_handle(), b.copied.get(), 0));
       b.pending = {};
       return;
@@ -106,7 +110,7 @@ void stage(TreeStore& t, UpdateState& state, std::span<const Point> batch) {
     SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(t.stream_handle(), b.copied.get(), 0));
     b.pending = {};
   }
-  t.writer.d_batch = b.d;
+  state.view.d_batch = b.d;
   upload(t, state, batch);
 }
 

@@ -15,7 +15,7 @@ struct BlockSink {
   VoxelRecord* stage;
   unsigned* staged;
 
-  SIMLOD_HD void put(const TreeView& v, const VoxelRecord& r) const {
+  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r) const {
 #if defined(__CUDA_ARCH__)
     const unsigned k = atomicAdd(staged, 1u);
     if (k < kSampleStage) {
@@ -27,7 +27,7 @@ struct BlockSink {
   }
 };
 
-__global__ void __launch_bounds__(kPointBlock) sample_kernel(TreeView v) {
+__global__ void __launch_bounds__(kPointBlock) sample_kernel(BatchView v) {
   __shared__ VoxelRecord stage[kSampleStage];
   __shared__ unsigned staged;
   __shared__ std::uint32_t base;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kPointBlock) sample_kernel(TreeView v) {
 
 }  // namespace
 
-void launch_sample(const TreeView& v, cudaStream_t stream) {
+void launch_sample(const BatchView& v, cudaStream_t stream) {
   sample_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("sample_kernel");
 }

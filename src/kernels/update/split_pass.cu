@@ -10,7 +10,7 @@
 namespace simlod::detail::cuda {
 namespace {
 
-__global__ void __launch_bounds__(kListBlock) split_decide_kernel(TreeView v) {
+__global__ void __launch_bounds__(kListBlock) split_decide_kernel(BatchView v) {
   if (!expanding(v)) return;  // a queued round after the expansion ended
   const std::uint32_t listed = v.d_control->touched;
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < listed;
@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(kListBlock) split_decide_kernel(TreeView v) {
   }
 }
 
-__global__ void __launch_bounds__(kSplitBlock) split_execute_kernel(TreeView v) {
+__global__ void __launch_bounds__(kSplitBlock) split_execute_kernel(BatchView v) {
   if (!expanding(v)) return;
   const Control& c = *v.d_control;
   const std::uint32_t end = recorded_splits(c, v.split_limit);
@@ -28,9 +28,10 @@ __global__ void __launch_bounds__(kSplitBlock) split_execute_kernel(TreeView v) 
   }
 }
 
-__global__ void next_round_kernel(TreeView v) { next_round(v); }
+__global__ void next_round_kernel(BatchView v) { next_round(v); }
 
-__global__ void __launch_bounds__(kListBlock) rollback_kernel(TreeView v, std::uint32_t old_nodes) {
+__global__ void __launch_bounds__(kListBlock)
+    rollback_kernel(BatchView v, std::uint32_t old_nodes) {
   const std::uint32_t end = recorded_splits(*v.d_control, v.split_limit);
   for (std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < end;
        s += gridDim.x * blockDim.x) {
@@ -40,19 +41,19 @@ __global__ void __launch_bounds__(kListBlock) rollback_kernel(TreeView v, std::u
 
 }  // namespace
 
-void launch_next_round(const TreeView& v, cudaStream_t stream) {
+void launch_next_round(const BatchView& v, cudaStream_t stream) {
   next_round_kernel<<<1, 1, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("next_round_kernel");
 }
 
-void launch_rollback(const TreeView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
+void launch_rollback(const BatchView& v, std::uint32_t old_nodes, std::uint32_t split_bound,
                      cudaStream_t stream) {
   rollback_kernel<<<blocks_for(split_bound, kListBlock, kMaxListBlocks), kListBlock, 0, stream>>>(
       v, old_nodes);
   SIMLOD_CUDA_CHECK_LAUNCH("rollback_kernel");
 }
 
-void launch_split(const TreeView& v, std::uint32_t list_bound, std::uint32_t split_bound,
+void launch_split(const BatchView& v, std::uint32_t list_bound, std::uint32_t split_bound,
                   cudaStream_t stream) {
   split_decide_kernel<<<blocks_for(list_bound, kListBlock, kMaxListBlocks), kListBlock, 0,
                         stream>>>(v);

@@ -1,6 +1,7 @@
-// What the CUDA incremental builder keeps between batches beside the tree store: the capacity
-// headroom of expand rounds, a pinned staging buffer for uploads, its events and timing, and
-// the batch buffers with their prefetch state (kernels/update/prefetch.cu).
+// What the CUDA incremental builder keeps between batches beside the tree store: its fixed
+// scratch (kernels/update/scratch_layout.hpp) and the view of store and scratch its passes get,
+// the capacity headroom of expand rounds, a pinned staging buffer for uploads, its events and
+// timing, and the batch buffers with their prefetch state (kernels/update/prefetch.cu).
 //
 // A batch runs as:
 //   upload (pinned staging, async copies; none when prefetch() already copied the batch, or
@@ -22,16 +23,22 @@
 #include "kernels/entry.hpp"
 #include "kernels/tree/store.cuh"
 #include "kernels/tuning.hpp"
+#include "kernels/update/batch_view.hpp"
+#include "kernels/update/scratch_layout.hpp"
 
 namespace simlod::detail::cuda {
 
 struct UpdateState {
   explicit UpdateState(const TreeStore& store);
 
+  ScratchLayout scratch_layout;
+  DeviceMemory scratch;  ///< the fixed scratch, scratch_layout.total_bytes
+  /// The store's writer view with the scratch; d_batch points at the batch being inserted.
+  BatchView view;
   std::uint64_t headroom;  ///< grids granted to expand rounds after round 1 (batch_driver.hpp)
   PinnedMemory staging;    ///< max_batch Points
   EventHandle started, uploaded, done;
-  /// Batch buffers: [0] in the arena, the others in one allocation beside it. While the
+  /// Batch buffers: [0] in the scratch, the others in one allocation beside it. While the
   /// kernels of a batch read one, the prefetches of the next batches copy into the others; each
   /// remembers the span it holds until a batch consumes it, so that a prefetch made before the
   /// previous batch ran is still found.
@@ -50,10 +57,10 @@ struct UpdateState {
   int device = 0;  ///< the store's
 };
 
-/// Points store.writer.d_batch at the buffer that holds `batch` (prefetched) or uploads it
+/// Points state.view.d_batch at the buffer that holds `batch` (prefetched) or uploads it
 /// (kernels/update/prefetch.cu).
 void stage(TreeStore& store, UpdateState& state, std::span<const Point> batch);
-/// Copies `batch` to store.writer.d_batch on the store's stream (kernels/update/insert.cu).
+/// Copies `batch` to state.view.d_batch on the store's stream (kernels/update/insert.cu).
 void upload(TreeStore& store, UpdateState& state, std::span<const Point> batch);
 
 }  // namespace simlod::detail::cuda
