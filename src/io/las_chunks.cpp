@@ -125,9 +125,9 @@ std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
   return vlr->chunk_size;
 }
 
-std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& header,
-                                    const std::optional<LaszipVlr>& vlr) {
-  if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return 0;
+LazChunks check_laz_chunk_table(const InputFile& file, const LasHeader& header,
+                                const std::optional<LaszipVlr>& vlr) {
+  if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return {};
   const std::string path = file.path().string();
   std::array<std::byte, 8> pointer{};
   file.read_exact(header.offset_to_point_data, pointer, "LAZ chunk table pointer");
@@ -140,7 +140,7 @@ std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& head
   }
   // A writer that stopped before writing the table leaves the pointer aimed at itself;
   // LASzip then finds the chunks while decoding sequentially.
-  if (table == static_cast<std::int64_t>(header.offset_to_point_data)) return 0;
+  if (table == static_cast<std::int64_t>(header.offset_to_point_data)) return {};
   const std::uint64_t chunks_start = header.offset_to_point_data + 8;
   if (table < static_cast<std::int64_t>(chunks_start) ||
       static_cast<std::uint64_t>(table) + 8 > file.size()) {
@@ -177,7 +177,7 @@ std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& head
         "{}) but the LAZ chunk table (byte offset {}) lists {} chunks of {} points",
         path, header.point_count, header.point_count_offset, table, chunks, vlr->chunk_size));
   }
-  return laz_parallel_chunk_size(vlr, header.point_count);
+  return {laz_parallel_chunk_size(vlr, header.point_count), static_cast<std::uint64_t>(table)};
 }
 
 std::vector<PointRange> plan_decode_ranges(std::uint64_t begin, std::uint64_t end,

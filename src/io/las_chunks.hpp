@@ -52,13 +52,21 @@ void check_laszip_vlr(const InputFile& file, const LasHeader& header, const Lasz
 [[nodiscard]] std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
                                                     std::uint64_t point_count);
 
+/// What the chunk table of a LAZ file tells its readers.
+struct LazChunks {
+  /// Points per chunk to decode in parallel (laz_parallel_chunk_size); 0: sequentially.
+  std::uint64_t parallel_chunk_size = 0;
+  /// Byte offset where the compressed points end (the chunk table's start); 0 when unknown
+  /// (no table: pointwise compression, or a writer that stopped before writing it).
+  std::uint64_t data_end = 0;
+};
+
 /// Checks that the chunk table of a chunked LAZ file is where the file says, that its version
 /// is known and that its chunks can hold the declared point count, because LASzip decodes
-/// garbage (and can crash) when asked to seek in a truncated file. Returns the chunk size to
-/// decode in parallel: laz_parallel_chunk_size, or 0 when the writer never wrote the table.
-/// Throws InvalidInput naming the file and byte offsets.
-[[nodiscard]] std::uint64_t check_laz_chunk_table(const InputFile& file, const LasHeader& header,
-                                                  const std::optional<LaszipVlr>& vlr);
+/// garbage (and can crash) when asked to seek in a truncated file. Throws InvalidInput naming
+/// the file and byte offsets.
+[[nodiscard]] LazChunks check_laz_chunk_table(const InputFile& file, const LasHeader& header,
+                                              const std::optional<LaszipVlr>& vlr);
 
 struct PointRange {
   std::uint64_t begin = 0;

@@ -5,8 +5,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "io/file.hpp"
 #include "io/las_chunks.hpp"
@@ -63,21 +65,34 @@ std::uint64_t chunk_table_offset(const std::filesystem::path& path) {
   return static_cast<std::uint64_t>(table);
 }
 
+/// `call` throws InvalidInput containing every `text`; `name` says which call it was.
+void expect_invalid(const std::function<void()>& call, const std::string& name,
+                    std::initializer_list<std::string> texts) {
+  try {
+    call();
+    ADD_FAILURE() << "expected InvalidInput from " << name;
+  } catch (const InvalidInput& e) {
+    const std::string what = e.what();
+    for (const std::string& t : texts) EXPECT_NE(what.find(t), std::string::npos) << what;
+  }
+}
+
 /// open_reader and read_info both refuse `path` with InvalidInput containing every `text`.
 void expect_refused(const std::filesystem::path& path, std::initializer_list<std::string> texts) {
-  for (int call = 0; call < 2; ++call) {
-    try {
-      if (call == 0) {
-        (void)open_reader(path);
-      } else {
-        (void)read_info(path);
-      }
-      ADD_FAILURE() << "expected InvalidInput from " << (call == 0 ? "open_reader" : "read_info");
-    } catch (const InvalidInput& e) {
-      const std::string what = e.what();
-      for (const std::string& t : texts) EXPECT_NE(what.find(t), std::string::npos) << what;
+  expect_invalid([&] { (void)open_reader(path); }, "open_reader", texts);
+  expect_invalid([&] { (void)read_info(path); }, "read_info", texts);
+}
+
+/// Reading every point of `path` fails with InvalidInput containing every `text`.
+void expect_read_refused(const std::filesystem::path& path,
+                         std::initializer_list<std::string> texts) {
+  auto read = [&] {
+    auto reader = open_reader(path, {.origin = std::nullopt, .threads = 2});
+    std::vector<Point> batch(100'000);
+    while (reader->read(batch) != 0) {
     }
-  }
+  };
+  expect_invalid(read, "reading " + path.string(), texts);
 }
 
 TEST(LaszipMetadata, LayeredPointsWithAPointwiseCompressor) {
@@ -135,6 +150,35 @@ TEST(LaszipMetadata, CountTheChunksCannotHold) {
   expect_refused(
       patched(dir, data / "formats" / "f6.laz", 247, std::numeric_limits<std::uint64_t>::max()),
       {"18446744073709551615"});
+}
+
+TEST(LaszipMetadata, ACountOffByAFewPoints) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  // Within what the chunks can hold, so only the decoder's end tells: a point more decodes
+  // bytes of the chunk table into an invented point (one had z = 35,467 in a file whose z
+  // maximum is 2.2), a point less leaves a real point behind.
+  const auto lion = data / "lion_takanawa.laz";  // 341,989 points, 7 chunks
+  expect_read_refused(patched(dir, lion, 107, std::uint32_t{341'990}),
+                      {"declares 341990 points (byte offset 107)", "ran past",
+                       "refused rather than inventing points"});
+  expect_read_refused(patched(dir, lion, 107, std::uint32_t{341'991}), {"ran past"});
+  expect_read_refused(patched(dir, lion, 107, std::uint32_t{341'988}),
+                      {"stopped short of", "dropping points"});
+  // One chunk, written by LASzip 2.2: read_info's colour sample decodes every point.
+  const auto node = patched(dir, data / "lion_node_r.laz", 107, std::uint32_t{5'203});
+  expect_refused(node, {"declares 5203 points", "ran past"});
+  // LAS 1.4 layered chunks store their point count; LASzip refuses the extra point itself.
+  WriterOptions format7;
+  format7.las_point_format = 7;
+  write_points(dir / "f7.laz", read_all(data / "lion_node_r.las"), format7);
+  expect_read_refused(patched(dir, dir / "f7.laz", 247, std::uint64_t{5'203}),
+                      {"cannot decode LAZ point 5202"});
+  // The files as written read completely (the check holds for LASzip 2.2, 3.4 and simlod's
+  // own writer).
+  EXPECT_EQ(read_all(lion).size(), 341'989u);
+  EXPECT_EQ(read_all(dir / "f7.laz").size(), 5'202u);
 }
 
 TEST(LaszipMetadata, VlrListsThatDoNotFit) {

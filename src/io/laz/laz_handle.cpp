@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <laszip/laszip_api.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -22,13 +25,19 @@ std::string laszip_message(laszip_POINTER laszip) {
 
 }  // namespace
 
-LazHandle::LazHandle(const std::filesystem::path& path) : path_(path) {
+LazHandle::LazHandle(const std::filesystem::path& path, const LazEnd& end)
+    : path_(path), end_(end) {
   if (laszip_create(&laszip_) != 0) {
     throw IoError(fmt::format("'{}': cannot create a LASzip decoder", path.string()));
   }
   laszip_BOOL compressed = 0;
+  stream_.open(path, std::ios::binary);
+  if (!stream_) {
+    laszip_destroy(laszip_);
+    throw IoError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
+  }
   if (laszip_decompress_selective(laszip_, kSelectedLayers) != 0 ||
-      laszip_open_reader(laszip_, path.c_str(), &compressed) != 0) {
+      laszip_open_reader_stream(laszip_, stream_, &compressed) != 0) {
     const std::string message = laszip_message(laszip_);
     laszip_destroy(laszip_);
     throw InvalidInput(fmt::format("'{}': LASzip cannot open it: {}", path.string(), message));
@@ -60,6 +69,21 @@ void LazHandle::read_point() {
     fail(fmt::format("cannot decode LAZ point {} (truncated or corrupt data)", position_));
   }
   ++position_;
+  if (position_ == end_.points && end_.data_end != 0) check_end();
+}
+
+void LazHandle::check_end() {
+  // The encoder pads each chunk so that its decoder, after the chunk's last point, has read
+  // exactly the chunk's bytes; the last chunk ends where the chunk table starts.
+  const std::streamoff at = stream_.tellg();
+  if (at == static_cast<std::streamoff>(end_.data_end)) return;
+  const bool past = at < 0 || at > static_cast<std::streamoff>(end_.data_end);
+  throw InvalidInput(fmt::format(
+      "'{}' is damaged or its header is wrong: it declares {} points (byte offset {}), but "
+      "decoding them {} byte offset {} where its LAZ chunk table starts (the decoder stopped at "
+      "byte offset {}); the file is refused rather than {} points",
+      path_.string(), end_.points, end_.count_offset, past ? "ran past" : "stopped short of",
+      end_.data_end, at, past ? "inventing" : "dropping"));
 }
 
 void LazHandle::decode(std::span<Point> out, const PointDecoder& decoder) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <span>
 #include <string_view>
 
@@ -12,11 +13,20 @@
 
 namespace simlod::detail {
 
+/// Where a file's points end: after the last of `points` points the decoder must have read
+/// exactly up to byte offset `data_end` (the chunk table), or the count is a lie and the last
+/// points are invented from the bytes behind them. data_end = 0: not checked.
+struct LazEnd {
+  std::uint64_t points = 0;
+  std::uint64_t data_end = 0;
+  std::uint64_t count_offset = 0;  ///< of the header's point count, for messages
+};
+
 class LazHandle {
  public:
   /// Opens a decoder that only decompresses what simlod uses (XY, Z, intensity, RGB; layered
   /// LAS 1.4 files skip the other layers). Throws InvalidInput with LASzip's message.
-  explicit LazHandle(const std::filesystem::path& path);
+  LazHandle(const std::filesystem::path& path, const LazEnd& end);
   ~LazHandle();
   LazHandle(const LazHandle&) = delete;
   LazHandle& operator=(const LazHandle&) = delete;
@@ -37,8 +47,11 @@ class LazHandle {
  private:
   [[noreturn]] void fail(std::string_view what) const;
   void read_point();
+  void check_end();
 
   std::filesystem::path path_;
+  LazEnd end_;
+  std::ifstream stream_;    // what LASzip reads (byte by byte): its position is the decoder's
   void* laszip_ = nullptr;  // laszip_POINTER
   void* point_ = nullptr;   // laszip_point_struct*, owned by laszip_
   std::uint64_t position_ = 0;

@@ -48,15 +48,17 @@ ColorSource sample_colors(LazHandle& handle, const LasHeader& header, std::uint6
 
 class LazReader final : public PointReader {
  public:
-  LazReader(const std::filesystem::path& path, const LasHeader& header, std::uint64_t chunk_size,
+  LazReader(const std::filesystem::path& path, const LasHeader& header, const LazChunks& chunks,
             const ReaderOptions& options)
-      : path_(path), chunk_size_(chunk_size) {
+      : path_(path),
+        chunk_size_(chunks.parallel_chunk_size),
+        end_{header.point_count, chunks.data_end, header.point_count_offset} {
     threads_ =
         options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    handles_.push_back(std::make_unique<LazHandle>(path));
-    const ColorSource color = sample_colors(*handles_[0], header, chunk_size);
+    handles_.push_back(std::make_unique<LazHandle>(path, end_));
+    const ColorSource color = sample_colors(*handles_[0], header, chunk_size_);
     info_ = make_las_file_info(path, header, FileFormat::Laz, color, options.origin);
-    info_.seek_step = chunk_size;
+    info_.seek_step = chunk_size_;
     decoder_ = make_point_decoder(info_, color);
   }
 
@@ -114,7 +116,7 @@ class LazReader final : public PointReader {
         *idle = true;
         assigned[r] = handles_[static_cast<std::size_t>(idle - taken.begin())].get();
       } else {
-        handles_.push_back(std::make_unique<LazHandle>(path_));
+        handles_.push_back(std::make_unique<LazHandle>(path_, end_));
         taken.push_back(true);
         assigned[r] = handles_.back().get();
       }
@@ -124,6 +126,7 @@ class LazReader final : public PointReader {
 
   std::filesystem::path path_;
   std::uint64_t chunk_size_;  // 0: sequential decoding only
+  LazEnd end_;
   unsigned threads_ = 1;
   PointDecoder decoder_;
   std::vector<std::unique_ptr<LazHandle>> handles_;
@@ -131,11 +134,15 @@ class LazReader final : public PointReader {
 
 struct OpenedLaz {
   LasHeader header;
-  std::uint64_t chunk_size = 0;
+  LazChunks chunks;
+
+  [[nodiscard]] LazEnd end() const {
+    return {header.point_count, chunks.data_end, header.point_count_offset};
+  }
 };
 
 OpenedLaz read_laz_header(const InputFile& file) {
-  OpenedLaz opened{read_las_header(file), 0};
+  OpenedLaz opened{read_las_header(file), {}};
   if (opened.header.compressed) {
     check_las_vlr_lists(file, opened.header);
     const std::optional<LaszipVlr> vlr = find_laszip_vlr(file, opened.header);
@@ -146,7 +153,7 @@ OpenedLaz read_laz_header(const InputFile& file) {
           file.path().string()));
     }
     check_laszip_vlr(file, opened.header, *vlr);
-    opened.chunk_size = check_laz_chunk_table(file, opened.header, vlr);
+    opened.chunks = check_laz_chunk_table(file, opened.header, vlr);
   }
   return opened;
 }
@@ -159,16 +166,16 @@ std::unique_ptr<PointReader> open_laz_reader(const std::filesystem::path& path,
   const OpenedLaz opened = read_laz_header(InputFile(path));
   // An uncompressed file with a .laz name: the LAS reader is faster and checks truncation.
   if (!opened.header.compressed) return open_las_reader(path, options);
-  return std::make_unique<LazReader>(path, opened.header, opened.chunk_size, options);
+  return std::make_unique<LazReader>(path, opened.header, opened.chunks, options);
 }
 
 FileInfo read_laz_info(const std::filesystem::path& path) {
   const OpenedLaz opened = read_laz_header(InputFile(path));
   if (!opened.header.compressed) return read_las_info(path);
-  LazHandle handle(path);
-  const ColorSource color = sample_colors(handle, opened.header, opened.chunk_size);
+  LazHandle handle(path, opened.end());
+  const ColorSource color = sample_colors(handle, opened.header, opened.chunks.parallel_chunk_size);
   FileInfo info = make_las_file_info(path, opened.header, FileFormat::Laz, color, {});
-  info.seek_step = opened.chunk_size;
+  info.seek_step = opened.chunks.parallel_chunk_size;
   return info;
 }
 
@@ -178,7 +185,7 @@ FileInfo read_laz_layout(const std::filesystem::path& path) {
   const bool rgb = las_format_has_rgb(opened.header.point_format);
   FileInfo info = make_las_file_info(path, opened.header, FileFormat::Laz,
                                      rgb ? ColorSource::Rgb16 : ColorSource::Fixed, {});
-  info.seek_step = opened.chunk_size;
+  info.seek_step = opened.chunks.parallel_chunk_size;
   return info;
 }
 
