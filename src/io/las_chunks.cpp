@@ -6,6 +6,10 @@
 // Chunked point data starts with an int64 pointer to the chunk table (-1: the pointer is in the
 // last 8 bytes of the file); the table starts with uint32 version 0 and uint32 chunk count,
 // followed by the arithmetic-coded chunk sizes.
+//
+// A layered chunk (compressor 3, LAS 1.4) describes itself: its first point raw (the record
+// length), uint32 points in the chunk, a uint32 byte count per layer (POINT14: 9 layers, RGB14:
+// 1, RGBNIR14: 2, WAVEPACKET14: 1, BYTE14: one per byte), then the layers, back to back.
 #include "io/las_chunks.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +19,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "io/las_format.hpp"
 #include "simlod/error.hpp"
@@ -26,6 +32,71 @@ constexpr std::size_t kVlrHeaderBytes = 54;
 constexpr std::uint16_t kLaszipRecordId = 22204;
 constexpr std::uint32_t kVariableChunks = 0xFFFFFFFFu;
 constexpr std::size_t kItemsAt = 32;  ///< byte offset of the item count in the payload
+
+/// Layers per chunk of a layered item (0: not a layered item).
+std::uint64_t layers_of(const LaszipItem& item) {
+  switch (item.type) {
+    case 10:
+      return 9;                 // POINT14: XY and returns, Z, classification, flags, intensity,
+                                // scan angle, user data, point source, GPS time
+    case 11: return 1;          // RGB14
+    case 12: return 2;          // RGBNIR14
+    case 13: return 1;          // WAVEPACKET14
+    case 14: return item.size;  // BYTE14: a layer per extra byte
+    default: return 0;
+  }
+}
+
+/// Walks the layered chunks from the first to the chunk table: each chunk's layers must lie
+/// before the table (LASzip allocates a buffer of each layer's declared size before reading
+/// it), every chunk but the last must be full, and the chunks must end at the table holding
+/// exactly the declared points.
+void check_layered_chunks(const InputFile& file, const LasHeader& header, const LaszipVlr& vlr,
+                          std::uint64_t table, std::uint32_t chunks) {
+  std::uint64_t layers = 0;
+  for (const LaszipItem& item : vlr.items) layers += layers_of(item);
+  const std::uint64_t head_bytes = header.record_length + 4 + 4 * layers;
+  const std::string path = file.path().string();
+  const bool fixed = vlr.chunk_size != 0 && vlr.chunk_size != kVariableChunks;
+  std::vector<std::byte> head(head_bytes);
+  std::uint64_t at = header.offset_to_point_data + 8, points = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    if (at + head_bytes > table) {
+      throw InvalidInput(fmt::format(
+          "'{}': LAZ chunk {} of {} would start at byte offset {}, but its {} header bytes do "
+          "not fit before the chunk table at byte offset {}",
+          path, c, chunks, at, head_bytes, table));
+    }
+    file.read_exact(at, head, "LAZ chunk header");
+    const auto count = load_le<std::uint32_t>(head.data(), header.record_length);
+    std::uint64_t bytes = 0;
+    for (std::uint64_t k = 0; k < layers; ++k) {
+      bytes += load_le<std::uint32_t>(head.data(), header.record_length + 4 + 4 * k);
+    }
+    if (bytes > table - at - head_bytes) {
+      throw InvalidInput(fmt::format(
+          "'{}': LAZ chunk {} (byte offset {}) declares layers of {} bytes, more than the {} "
+          "bytes before the chunk table at byte offset {}",
+          path, c, at, bytes, table - at - head_bytes, table));
+    }
+    const bool last = c + 1 == chunks;
+    if (count == 0 || (fixed && (count > vlr.chunk_size || (!last && count != vlr.chunk_size)))) {
+      throw InvalidInput(fmt::format(
+          "'{}': LAZ chunk {} of {} (byte offset {}) holds {} points, but the chunks hold {} "
+          "points each, the last one at most that",
+          path, c, chunks, at, count, vlr.chunk_size));
+    }
+    points += count;
+    at += head_bytes + bytes;
+  }
+  if (at != table || points != header.point_count) {
+    throw InvalidInput(fmt::format(
+        "'{}' is damaged or its header is wrong: its {} LAZ chunks hold {} points and end at "
+        "byte offset {}, but the header declares {} points (byte offset {}) and the chunk table "
+        "starts at byte offset {}",
+        path, chunks, points, at, header.point_count, header.point_count_offset, table));
+  }
+}
 
 }  // namespace
 
@@ -176,6 +247,9 @@ LazChunks check_laz_chunk_table(const InputFile& file, const LasHeader& header,
         "'{}' is truncated or its header is wrong: the header declares {} points (byte offset "
         "{}) but the LAZ chunk table (byte offset {}) lists {} chunks of {} points",
         path, header.point_count, header.point_count_offset, table, chunks, vlr->chunk_size));
+  }
+  if (vlr->compressor == 3) {
+    check_layered_chunks(file, header, *vlr, static_cast<std::uint64_t>(table), chunks);
   }
   return {laz_parallel_chunk_size(vlr, header.point_count), static_cast<std::uint64_t>(table)};
 }

@@ -169,16 +169,33 @@ TEST(LaszipMetadata, ACountOffByAFewPoints) {
   // One chunk, written by LASzip 2.2: read_info's colour sample decodes every point.
   const auto node = patched(dir, data / "lion_node_r.laz", 107, std::uint32_t{5'203});
   expect_refused(node, {"declares 5203 points", "ran past"});
-  // LAS 1.4 layered chunks store their point count; LASzip refuses the extra point itself.
+  // LAS 1.4 layered chunks store their point count: their sum must be the header's.
   WriterOptions format7;
   format7.las_point_format = 7;
   write_points(dir / "f7.laz", read_all(data / "lion_node_r.las"), format7);
-  expect_read_refused(patched(dir, dir / "f7.laz", 247, std::uint64_t{5'203}),
-                      {"cannot decode LAZ point 5202"});
+  expect_refused(patched(dir, dir / "f7.laz", 247, std::uint64_t{5'203}),
+                 {"hold 5202 points", "declares 5203 points (byte offset 247)"});
   // The files as written read completely (the check holds for LASzip 2.2, 3.4 and simlod's
   // own writer).
   EXPECT_EQ(read_all(lion).size(), 341'989u);
   EXPECT_EQ(read_all(dir / "f7.laz").size(), 5'202u);
+}
+
+TEST(LaszipMetadata, LayeredChunksThatDoNotAddUp) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto f9 = data / "formats" / "f9.laz";  // layered, 2 chunks of 50,000
+  SIMLOD_REQUIRE_FILE(f9);
+  const detail::InputFile file(f9);
+  const detail::LasHeader header = detail::read_las_header(file);
+  const std::uint64_t chunk0 = header.offset_to_point_data + 8;  // behind the table pointer
+  const std::uint64_t count_at = chunk0 + header.record_length;  // behind the raw first point
+  // A layer of 3.3 GB: LASzip allocated it before reading (a fuzzer's find).
+  expect_refused(patched(dir, f9, count_at + 4, std::uint32_t{3'300'000'000u}),
+                 {"LAZ chunk 0 (byte offset", "declares layers of"});
+  // A first chunk that is not full: every later point would be decoded from the wrong place.
+  expect_refused(patched(dir, f9, count_at, std::uint32_t{49'999}), {"holds 49999 points"});
 }
 
 TEST(LaszipMetadata, VlrListsThatDoNotFit) {
