@@ -17,12 +17,16 @@
 // run the inserting thread spent in update()).
 // The read_only_* cases run the loaders alone (a consumer that drops batches unread would
 // need internals; instead every loader-thread count reads the file with PointReader::seek
-// as the loaders do), to show what reading and parsing allow.
+// as the loaders do), to show what reading and parsing allow. read_upload/sim adds what the
+// loaders do with a CUDA octree: each thread reads its batches piece by piece into a
+// DeviceBatch (two in turn), which copies every piece to the device and checks the batch
+// there; no octree: the ceiling of moving the points, for the stream to be measured against.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -218,6 +222,61 @@ void read_only(benchmark::State& state, FileFormat format) {
   state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
 }
 
+/// Reading and uploading without an octree (range 0: threads): the loaders' work for a CUDA
+/// octree with the inserting thread's part reduced to collecting each batch's device check.
+void read_upload(benchmark::State& state) {
+  if (simlod::cuda_device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  const fs::path path = simlod::bench::scene_file(FileFormat::Sim, points_for(FileFormat::Sim));
+  const auto threads = static_cast<unsigned>(state.range(0));
+  const simlod::FileInfo info = simlod::read_info(path);
+  const simlod::Bounds cube = simlod::Octree::root_cube(info.bounds);
+  const std::uint64_t batch = std::uint64_t{1} << 20;
+  std::vector<std::array<simlod::DeviceBatch, 2>> batches(threads);
+  for (auto& pair : batches) {
+    for (simlod::DeviceBatch& b : pair) b = simlod::DeviceBatch(batch);
+  }
+  warm_page_cache(path);
+  for (auto _ : state) {
+    std::atomic<std::uint64_t> next{0};
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        simlod::ReaderOptions options;
+        options.threads = 1;
+        auto reader = simlod::open_reader(path, options);
+        int k = 0;
+        for (std::uint64_t first = next.fetch_add(batch); first < info.point_count;
+             first = next.fetch_add(batch), k ^= 1) {
+          simlod::DeviceBatch& b = batches[t][static_cast<std::size_t>(k)];
+          if (b.size() != 0) {  // the batch before the last: collect its check, then refill
+            benchmark::DoNotOptimize(b.check(cube));
+            b.clear();
+          }
+          reader->seek(first);
+          const std::uint64_t n = std::min(batch, info.point_count - first);
+          for (std::uint64_t done = 0; done < n;) {
+            const std::span<simlod::Point> piece = b.piece();
+            const std::size_t m =
+                reader->read(piece.first(std::min<std::uint64_t>(piece.size(), n - done)));
+            b.commit(m);
+            done += m;
+          }
+          b.check_async(cube);
+        }
+        for (simlod::DeviceBatch& b : batches[t]) {
+          if (b.size() != 0) benchmark::DoNotOptimize(b.check(cube));
+          b.clear();
+        }
+      });
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(info.point_count * state.iterations()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(fs::file_size(path) * state.iterations()));
+}
+
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -325,6 +384,12 @@ BENCHMARK_CAPTURE(read_only, sim, FileFormat::Sim)
     ->Args({16, 0})
     ->Args({14, 1 << 16})
     ->Args({16, 1 << 16})
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(read_upload)
+    ->Arg(14)
+    ->Arg(16)
     ->Iterations(3)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
