@@ -9,8 +9,9 @@
 //
 // "warm": the file is in the page cache (read once before); "cold": its pages are dropped
 // before each run (fdatasync + posix_fadvise DONTNEED, no root needed). Counters:
-// items_per_second = points/s, bytes_per_second = file bytes/s, first_frame_ms (from the
-// start of Streamer::open to the end of the first rasterize() that drew points),
+// items_per_second = points/s, bytes_per_second = file bytes/s, open_ms (Streamer::open),
+// first_insert_ms (from the start of Streamer::open to the start of the first update() that
+// inserted a batch), first_frame_ms (to the end of the first rasterize() that drew points),
 // update_avg_ms / update_max_ms (per update() that inserted something), render_avg_ms; per batch
 // batch_host_ms (update() time), batch_device_update_ms and batch_device_wait_ms (CUDA events:
 // the update alone, and the wait for the batch's points), and inserting_busy (the share of the
@@ -67,6 +68,7 @@ void warm_page_cache(const fs::path& path) {
 
 struct RunResult {
   double seconds = 0, first_frame_ms = -1, update_sum = 0, update_max = 0, render_sum = 0;
+  double open_ms = 0, first_insert_ms = -1;  ///< Streamer::open(); start to the first insert
   double device_upload_sum = 0, device_update_sum = 0;  ///< CUDA events, over all batches
   std::uint64_t points = 0, updates = 0, renders = 0, batches = 0;
 };
@@ -77,12 +79,17 @@ RunResult stream_once(Open open, simlod::Framebuffer& fb) {
   RunResult r;
   const auto start = Clock::now();
   simlod::Streamer streamer = open();
+  r.open_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   const simlod::Bounds& cube = streamer.octree().cube();
   const simlod::View view = simlod::examples::overview_view(
       simlod::examples::relative_box(cube, cube.min), fb.width(), fb.height());
   for (;;) {
     const bool done = streamer.done();
+    const auto before_update = Clock::now();
     const simlod::UpdateStats u = streamer.update(std::chrono::milliseconds{10});
+    if (u.batches > 0 && r.first_insert_ms < 0) {
+      r.first_insert_ms = std::chrono::duration<double, std::milli>(before_update - start).count();
+    }
     if (u.batches > 0) {
       const double ms = static_cast<double>(u.duration.count()) / 1000.0;
       r.update_sum += ms;
@@ -113,6 +120,8 @@ void report(benchmark::State& state, const std::vector<RunResult>& runs, std::ui
   state.counters["items_per_second"] = static_cast<double>(r.points) / r.seconds;
   state.counters["bytes_per_second"] = static_cast<double>(bytes) / r.seconds;
   state.counters["first_frame_ms"] = r.first_frame_ms;
+  state.counters["open_ms"] = r.open_ms;
+  state.counters["first_insert_ms"] = r.first_insert_ms;
   state.counters["update_avg_ms"] = r.updates ? r.update_sum / static_cast<double>(r.updates) : 0;
   state.counters["update_max_ms"] = r.update_max;
   state.counters["render_avg_ms"] = r.renders ? r.render_sum / static_cast<double>(r.renders) : 0;

@@ -36,7 +36,6 @@ UpdateState::UpdateState(const TreeStore& t)
       scratch(make_device(scratch_layout.total_bytes, "the octree builder's scratch")),
       view(make_batch_view(t.writer, static_cast<std::byte*>(scratch.get()), scratch_layout)),
       headroom(kExpandHeadroom) {
-  staging = make_pinned(std::uint64_t{t.layout.max_batch} * sizeof(Point));
   for (EventHandle* e : {&started, &uploaded, &done}) *e = make_event();
   buffers[0].d = view.d_batch;
   // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming

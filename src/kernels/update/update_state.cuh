@@ -36,7 +36,7 @@ struct UpdateState {
   /// The store's writer view with the scratch; d_batch points at the batch being inserted.
   BatchView view;
   std::uint64_t headroom;  ///< grids granted to expand rounds after round 1 (batch_driver.hpp)
-  PinnedMemory staging;    ///< max_batch Points
+  PinnedMemory staging;    ///< max_batch Points, page-locked at the first pageable upload
   EventHandle started, uploaded, done;
   /// Batch buffers: [0] in the scratch, the others in one allocation beside it. While the
   /// kernels of a batch read one, the prefetches of the next batches copy into the others; each
