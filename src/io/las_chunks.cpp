@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "io/las_format.hpp"
+#include "io/laz_chunk_table.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -47,12 +48,74 @@ std::uint64_t layers_of(const LaszipItem& item) {
   }
 }
 
+/// An arithmetic decoder started at `offset` must not begin in a state no encoder makes
+/// (LASzip's decoders then index their tables out of bounds).
+void check_decoder_start(const InputFile& file, std::uint64_t offset, const std::string& what) {
+  std::array<std::byte, 4> four{};
+  if (file.read_some(offset, four) < four.size()) return;  // LASzip stops at the end itself
+  if (arithmetic_start_is_damaged(four)) {
+    throw InvalidInput(
+        fmt::format("'{}' is damaged: the compressed data of {} (byte offset {}) "
+                    "starts with four bytes of all ones, which no LAZ encoder "
+                    "writes",
+                    file.path().string(), what, offset));
+  }
+}
+
+/// Decodes the chunk table at `table` (its entries start 8 bytes in) and checks them against
+/// the point data: every chunk has bytes, they end exactly at the table, variable-size chunks
+/// hold the declared points, and every pointwise chunk's decoder starts in a valid state.
+LazChunkEntries check_chunk_entries(const InputFile& file, const LasHeader& header,
+                                    const LaszipVlr& vlr, std::uint64_t table,
+                                    std::uint32_t chunks) {
+  const std::string path = file.path().string();
+  const bool variable = vlr.chunk_size == kVariableChunks;
+  // An entry takes at most about 5 bytes per value; read what the largest table could need.
+  const std::uint64_t room = file.size() - table - 8;
+  std::vector<std::byte> coded(
+      std::min<std::uint64_t>(room, std::uint64_t{chunks} * (variable ? 2 : 1) * 8 + 16));
+  file.read_exact(table + 8, coded, "LAZ chunk table");
+  const std::optional<LazChunkEntries> entries = decode_laz_chunk_table(coded, chunks, variable);
+  if (!entries) {
+    throw InvalidInput(fmt::format(
+        "'{}' is damaged: its LAZ chunk table (byte offset {}) cannot be decoded: its {} "
+        "entries need more than the {} bytes behind it, or its coded data starts in a state no "
+        "encoder writes",
+        path, table, chunks, coded.size()));
+  }
+  const std::uint64_t chunks_start = header.offset_to_point_data + 8;
+  std::uint64_t at = chunks_start, points = 0;
+  for (std::uint32_t c = 0; c < chunks; ++c) {
+    if (entries->bytes[c] == 0 || (variable && entries->points[c] == 0)) {
+      throw InvalidInput(fmt::format(
+          "'{}': its LAZ chunk table (byte offset {}) lists chunk {} with {} bytes and {} points",
+          path, table, c, entries->bytes[c], variable ? entries->points[c] : vlr.chunk_size));
+    }
+    if (vlr.compressor == 2) {
+      check_decoder_start(file, at + header.record_length, fmt::format("LAZ chunk {}", c));
+    }
+    at += entries->bytes[c];
+    if (variable) points += entries->points[c];
+  }
+  if (at != table || (variable && points != header.point_count)) {
+    throw InvalidInput(fmt::format(
+        "'{}' is damaged or its header is wrong: its LAZ chunk table (byte offset {}) lists {} "
+        "chunks ending at byte offset {}{}, but the points run from byte offset {} to the "
+        "table{}",
+        path, table, chunks, at, variable ? fmt::format(" with {} points", points) : "",
+        chunks_start,
+        variable ? fmt::format(" and the header declares {} points", header.point_count) : ""));
+  }
+  return *entries;
+}
+
 /// Walks the layered chunks from the first to the chunk table: each chunk's layers must lie
 /// before the table (LASzip allocates a buffer of each layer's declared size before reading
 /// it), every chunk but the last must be full, and the chunks must end at the table holding
 /// exactly the declared points.
 void check_layered_chunks(const InputFile& file, const LasHeader& header, const LaszipVlr& vlr,
-                          std::uint64_t table, std::uint32_t chunks) {
+                          std::uint64_t table, const LazChunkEntries& entries) {
+  const auto chunks = static_cast<std::uint32_t>(entries.bytes.size());
   std::uint64_t layers = 0;
   for (const LaszipItem& item : vlr.items) layers += layers_of(item);
   const std::uint64_t head_bytes = header.record_length + 4 + 4 * layers;
@@ -85,6 +148,19 @@ void check_layered_chunks(const InputFile& file, const LasHeader& header, const 
           "'{}': LAZ chunk {} of {} (byte offset {}) holds {} points, but the chunks hold {} "
           "points each, the last one at most that",
           path, c, chunks, at, count, vlr.chunk_size));
+    }
+    if (head_bytes + bytes != entries.bytes[c]) {
+      throw InvalidInput(fmt::format(
+          "'{}': LAZ chunk {} (byte offset {}) holds {} bytes, but the chunk table says {}", path,
+          c, at, head_bytes + bytes, entries.bytes[c]));
+    }
+    // Each layer gets its own arithmetic decoder, started on the layer's first four bytes.
+    std::uint64_t layer_at = at + head_bytes;
+    for (std::uint64_t k = 0; k < layers; ++k) {
+      const auto size = load_le<std::uint32_t>(head.data(), header.record_length + 4 + 4 * k);
+      if (size >= 4)
+        check_decoder_start(file, layer_at, fmt::format("layer {} of LAZ chunk {}", k, c));
+      layer_at += size;
     }
     points += count;
     at += head_bytes + bytes;
@@ -198,6 +274,10 @@ std::uint64_t laz_parallel_chunk_size(const std::optional<LaszipVlr>& vlr,
 
 LazChunks check_laz_chunk_table(const InputFile& file, const LasHeader& header,
                                 const std::optional<LaszipVlr>& vlr) {
+  if (vlr && vlr->compressor == 1) {  // one stream, no chunks: its decoder starts once
+    check_decoder_start(file, header.offset_to_point_data + header.record_length, "the points");
+    return {};
+  }
   if (!vlr || (vlr->compressor != 2 && vlr->compressor != 3)) return {};
   const std::string path = file.path().string();
   std::array<std::byte, 8> pointer{};
@@ -248,8 +328,10 @@ LazChunks check_laz_chunk_table(const InputFile& file, const LasHeader& header,
         "{}) but the LAZ chunk table (byte offset {}) lists {} chunks of {} points",
         path, header.point_count, header.point_count_offset, table, chunks, vlr->chunk_size));
   }
+  const LazChunkEntries entries =
+      check_chunk_entries(file, header, *vlr, static_cast<std::uint64_t>(table), chunks);
   if (vlr->compressor == 3) {
-    check_layered_chunks(file, header, *vlr, static_cast<std::uint64_t>(table), chunks);
+    check_layered_chunks(file, header, *vlr, static_cast<std::uint64_t>(table), entries);
   }
   return {laz_parallel_chunk_size(vlr, header.point_count), static_cast<std::uint64_t>(table)};
 }

@@ -198,6 +198,27 @@ TEST(LaszipMetadata, LayeredChunksThatDoNotAddUp) {
   expect_refused(patched(dir, f9, count_at, std::uint32_t{49'999}), {"holds 49999 points"});
 }
 
+TEST(LaszipMetadata, ChunkTableDecodedBeforeLaszip) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  SIMLOD_REQUIRE_LAZ();
+  TempDir dir;
+  const auto lion = data / "lion_takanawa.laz";  // 7 chunks; the first holds 323,338 bytes
+  const std::uint64_t table = chunk_table_offset(lion);
+  // Coded entries that start with four bytes of all ones: LASzip's decoder read out of bounds
+  // (a fuzzer's find, tests/fuzz/corpus/header/chunk-table-all-ones).
+  expect_refused(patched(dir, lion, table + 8, std::uint32_t{0xFFFFFFFFu}),
+                 {"LAZ chunk table (byte offset 2165566) cannot be decoded"});
+  // The same state at the start of chunk 1's compressed data (behind its raw first point).
+  const detail::InputFile file(lion);
+  const detail::LasHeader header = detail::read_las_header(file);
+  const std::uint64_t chunk1 = header.offset_to_point_data + 8 + 323'338;
+  expect_refused(patched(dir, lion, chunk1 + header.record_length, std::uint32_t{0xFFFFFFFFu}),
+                 {"LAZ chunk 1 (byte offset", "four bytes of all ones"});
+  // One more chunk listed: the coder's padding decodes to an eighth chunk past the table.
+  expect_refused(patched(dir, lion, table + 4, std::uint32_t{8}),
+                 {"lists 8 chunks ending at byte offset 2431319", "the table"});
+}
+
 TEST(LaszipMetadata, VlrListsThatDoNotFit) {
   SIMLOD_REQUIRE_TEST_DATA(data);
   SIMLOD_REQUIRE_LAZ();
