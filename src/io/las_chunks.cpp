@@ -70,7 +70,8 @@ LazChunkEntries check_chunk_entries(const InputFile& file, const LasHeader& head
                                     std::uint32_t chunks) {
   const std::string path = file.path().string();
   const bool variable = vlr.chunk_size == kVariableChunks;
-  // An entry takes at most about 5 bytes per value; read what the largest table could need.
+  // A value takes at most about 7 bytes (its bit length and up to 32 bits of corrector, each
+  // under a model no cheaper than 2^-15): 8 per value covers any table LASzip writes.
   const std::uint64_t room = file.size() - table - 8;
   std::vector<std::byte> coded(
       std::min<std::uint64_t>(room, std::uint64_t{chunks} * (variable ? 2 : 1) * 8 + 16));
