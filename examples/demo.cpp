@@ -34,7 +34,7 @@ struct Options {
   double budget_ms = 10.0, frame_ms = 500.0, fps = 60.0, lod = 128.0;
   std::uint32_t batch = 0, first_batch = 1u << 14, width = 1280, height = 720;
   unsigned loaders = 0;
-  std::string view = "overview";
+  std::string view = "overview", color = "auto";
   bool edl = false, quiet = false;
 };
 
@@ -51,11 +51,14 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-simlod::View make_view(const Options& o, std::string_view name, const simlod::Bounds& box) {
+/// A camera by name for `box`, coloured as --color says (`data_has_color`: for "auto").
+simlod::View make_view(const Options& o, std::string_view name, const simlod::Bounds& box,
+                       bool data_has_color) {
   simlod::View v = ex::named_view(name, box, o.width, o.height);
   v.lod_threshold = static_cast<float>(o.lod);
   v.eye_dome_lighting = o.edl;
   v.background = simlod::pack_rgba(24, 26, 32);
+  ex::apply_color(v, o.color, data_has_color, box);
   return v;
 }
 
@@ -146,7 +149,11 @@ int run(const Options& o) {
           : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
   // The cameras frame the data, not the empty top of the cube.
   const simlod::Bounds box = ex::relative_box(streamer.bounds(), streamer.octree().cube().min);
-  const simlod::View view = make_view(o, o.view, box);
+  // Scans without colour of their own (most airborne LiDAR) are drawn by elevation by default.
+  const bool data_has_color =
+      o.inputs.empty() || std::any_of(streamer.files().begin(), streamer.files().end(),
+                                      [](const simlod::FileInfo& f) { return f.has_color; });
+  const simlod::View view = make_view(o, o.view, box, data_has_color);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
 
@@ -202,7 +209,7 @@ int run(const Options& o) {
                                           ? std::filesystem::path(".")
                                           : std::filesystem::path(o.output).parent_path());
   for (const char* name : {"overview", "closeup"}) {
-    const simlod::View v = make_view(o, name, box);
+    const simlod::View v = make_view(o, name, box, data_has_color);
     simlod::rasterize(streamer.octree(), v, fb);
     fb.save_png(fmt::format("{}-{}.png", o.output, name));
   }
@@ -255,6 +262,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--lod", o.lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
   app.add_flag("--edl", o.edl, "eye-dome lighting");
+  app.add_option("--color", o.color, "auto (elevation for data without colour), rgb or elevation")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "rgb", "elevation"}));
   app.add_option("--fps", o.fps, "frames rendered per second at most (0: after every update)")
       ->capture_default_str();
   app.add_option("--frames", o.frames_dir, "write PNG frames during loading into this folder");

@@ -16,6 +16,7 @@ struct Source {
   std::unique_ptr<simlod::PointReader> reader;
   std::unique_ptr<simlod::synth::Generator> generator;
   simlod::Bounds bounds;  ///< of the points as read (reader: minus its origin)
+  bool has_color = true;  ///< the points carry colour of their own (the synthetic scene does)
 
   std::size_t next(std::span<simlod::Point> out) {
     return generator ? generator->next(out) : reader->read(out);
@@ -31,6 +32,7 @@ Source open_source(const std::string& input, std::uint64_t synthetic, std::uint6
   } else {
     s.reader = simlod::open_reader(input);
     const auto& info = s.reader->info();
+    s.has_color = info.has_color;
     for (int a = 0; a < 3; ++a) {
       s.bounds.min[a] = info.bounds.min[a] - info.origin[a];
       s.bounds.max[a] = info.bounds.max[a] - info.origin[a];
@@ -63,6 +65,10 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "samples per frame at most (0: no limit)");
   app.add_flag("--hq", hq, "high quality: blend samples near the nearest depth");
   app.add_flag("--edl", edl, "eye-dome lighting");
+  std::string color = "auto";
+  app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "rgb", "elevation"}));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -99,6 +105,7 @@ int main(int argc, char** argv) {
       view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;
       view.eye_dome_lighting = edl;
       view.background = simlod::pack_rgba(24, 26, 32);
+      simlod::examples::apply_color(view, color, source.has_color, box);
       const simlod::RenderStats r = simlod::rasterize(tree, view, fb);
       const std::string path = fmt::format("{}-{}.png", prefix, name);
       fb.save_png(path);

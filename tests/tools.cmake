@@ -128,7 +128,14 @@ simlod_tool_test(tool_render_errors
   STEP render <WORK>/missing.las RC=1 "ERR=^simlod-render: error: cannot open '.*missing.las'"
   STEP render --synthetic 100 --backend cpu --views sideways -o <WORK>/x RC=1
        "ERR=^simlod-render: error: unknown view 'sideways'"
-  STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu")
+  STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu"
+  STEP render --synthetic 100 --backend cpu --color height RC=105 "ERR=--color: height not in")
+# Colour by elevation: asked for, and by default for a file without colour.
+simlod_tool_test(tool_render_elevation NEEDS_DATA
+  STEP render <DATA>/haystack_rock.las --backend cpu --width 64 --height 48 --views overview
+       -o <WORK>/auto "OUT=21932 points" EXISTS=<WORK>/auto-overview.png
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 --views overview
+       --color elevation -o <WORK>/e EXISTS=<WORK>/e-overview.png)
 
 
 # simlod-demo: streams while rendering, writes frames, final pictures and the JSON summary;

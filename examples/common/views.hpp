@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "simlod/error.hpp"
@@ -46,6 +47,21 @@ inline View named_view(std::string_view name, const Bounds& box, std::uint32_t w
   if (name == "overview") return overview_view(box, width, height);
   if (name == "closeup") return closeup_view(box, width, height);
   throw InvalidInput("unknown view '" + std::string(name) + "' (use overview or closeup)");
+}
+
+/// Sets the colour mode of `v` by name: "rgb", "elevation" (a ramp over the box's z range), or
+/// "auto" (elevation when the data has no colour of its own). Throws InvalidInput for other
+/// names.
+inline void apply_color(View& v, std::string_view mode, bool data_has_color, const Bounds& box) {
+  if (mode != "auto" && mode != "rgb" && mode != "elevation") {
+    throw InvalidInput("unknown colour mode '" + std::string(mode) +
+                       "' (use auto, rgb or elevation)");
+  }
+  const bool elevation = mode == "elevation" || (mode == "auto" && !data_has_color);
+  v.color = elevation ? ColorMode::Elevation : ColorMode::Rgb;
+  const auto low = static_cast<float>(box.min[2]);
+  const auto high = static_cast<float>(box.max[2]);
+  v.elevation_range = {low, high > low ? high : low + 1.0f};  // flat data: one colour
 }
 
 }  // namespace simlod::examples

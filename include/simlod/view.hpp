@@ -20,6 +20,14 @@ enum class RenderQuality {
   High,  ///< a depth pass, then the average colour of the samples within 1% of the nearest depth
 };
 
+/// What colour a sample is drawn with.
+enum class ColorMode {
+  Rgb,        ///< its own colour (points: from the file; voxels: the sampled colour)
+  Elevation,  ///< a colour ramp over its z within View::elevation_range (blue, green, pale
+              ///< yellow, orange, red): what scans without colour (most airborne LiDAR) are
+              ///< read by
+};
+
 struct View {
   std::array<float, 16> view_matrix{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   std::array<float, 16> projection_matrix{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -40,6 +48,11 @@ struct View {
   bool eye_dome_lighting = false;
   float edl_strength = 1.0f;
   std::uint32_t edl_radius = 1;
+  ColorMode color = ColorMode::Rgb;
+  /// ColorMode::Elevation: the z range (octree coordinates) the ramp spans, low to high; z
+  /// outside it takes the end colours. Set it to the data's z range (file bounds minus
+  /// Octree::cube().min) for the whole ramp.
+  std::array<float, 2> elevation_range{0.0f, 1.0f};
 
   /// A perspective camera at `position` looking at `target` (octree coordinates), `up` roughly
   /// upwards, vertical field of view in degrees, near and far plane distances (0 < near < far).
@@ -65,7 +78,8 @@ struct View {
   /// projection_matrix * view_matrix (column-major), computed in double and rounded once.
   [[nodiscard]] std::array<float, 16> view_projection() const;
   /// Throws InvalidInput naming the first bad field (size 0, non-finite matrix, negative or
-  /// non-finite threshold, bad EDL settings).
+  /// non-finite threshold, bad EDL settings, an elevation range that is not finite and
+  /// increasing).
   void validate() const;
 };
 

@@ -32,6 +32,11 @@ RenderJob make_render_job(const View& view, float edge) {
   // A projection whose w does not keep a constant term (perspective) makes w the depth.
   job.params.depth_from_w = view.projection_matrix[15] == 0.0f ? 1u : 0u;
   job.params.edge = edge;
+  if (view.color == ColorMode::Elevation) {
+    job.params.color_mode = kColorElevation;
+    job.params.z_low = view.elevation_range[0];
+    job.params.z_scale = 1.0f / (view.elevation_range[1] - view.elevation_range[0]);
+  }
   job.budget = view.point_budget;
   job.blend = view.quality == RenderQuality::High;
   job.resolve =

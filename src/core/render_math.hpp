@@ -67,7 +67,9 @@ SIMLOD_HD float float_of(std::uint32_t u) {
 #endif
 }
 
-/// Everything a renderer needs to know about the view: 112 bytes, trivially copyable (kernels
+inline constexpr std::uint32_t kColorRgb = 0, kColorElevation = 1;
+
+/// Everything a renderer needs to know about the view: 128 bytes, trivially copyable (kernels
 /// receive it by value).
 struct RenderParams {
   float mvp[16];  ///< projection * view, column-major
@@ -76,8 +78,30 @@ struct RenderParams {
   float threshold;                ///< LOD threshold in pixels (before a budget raises it)
   std::uint32_t depth_from_w;     ///< 1: perspective (depth = w), 0: (z/w + 1) / 2
   float edge;                     ///< cube edge of the octree, octree coordinates
-  std::uint32_t pad;
+  std::uint32_t color_mode;       ///< kColorRgb or kColorElevation
+  float z_low, z_scale;           ///< elevation ramp: t = (z - z_low) * z_scale
+  std::uint32_t pad[2];
 };
+
+/// The colour a sample is drawn with: its own, or the elevation ramp at its z (alpha kept).
+/// Between stops the channels are interpolated in 1/256 steps of integer arithmetic, so both
+/// backends give the same bytes.
+SIMLOD_HD std::uint32_t sample_color(const RenderParams& p, float z, std::uint32_t rgba) {
+  if (p.color_mode != kColorElevation) return rgba;
+  // Evenly spaced stops of ColorBrewer's "Spectral" from blue (low) to red (high): bright at
+  // both ends, so that every height reads on a dark background.
+  constexpr std::uint32_t kRamp[5][3] = {
+      {43, 131, 186}, {171, 221, 164}, {255, 255, 191}, {253, 174, 97}, {215, 25, 28}};
+  float t = mul_rn(add_rn(z, -p.z_low), p.z_scale);
+  t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f;  // NaN-free: z and the range are finite
+  const auto f = static_cast<std::uint32_t>(mul_rn(t, 1024.0f));  // 0 .. 1024
+  const std::uint32_t stop = f >= 1024 ? 3 : f >> 8, frac = f - stop * 256;
+  std::uint32_t c[3];
+  for (int i = 0; i < 3; ++i) {
+    c[i] = (kRamp[stop][i] * (256 - frac) + kRamp[stop + 1][i] * frac) >> 8;
+  }
+  return pack_rgba(c[0], c[1], c[2], rgba >> 24);
+}
 
 struct Clip {
   float x, y, z, w;

@@ -177,6 +177,13 @@ void View::validate() const {
         fmt::format("view: lod_threshold {} must be finite and >= 0", lod_threshold));
   }
   detail::validate_edl(edl_strength, edl_radius, "view");
+  if (color == ColorMode::Elevation &&
+      !(std::isfinite(elevation_range[0]) && std::isfinite(elevation_range[1]) &&
+        elevation_range[0] < elevation_range[1])) {
+    throw InvalidInput(fmt::format(
+        "view: elevation_range [{}, {}] must be finite with the low end below the high end",
+        elevation_range[0], elevation_range[1]));
+  }
 }
 
 }  // namespace simlod

@@ -57,6 +57,15 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
   View edl = overview;
   edl.eye_dome_lighting = true;
   out.emplace_back("overview edl", edl);
+  // Colour by elevation, over the scene's z range, both qualities.
+  for (const auto quality : {RenderQuality::Fast, RenderQuality::High}) {
+    View elevation = overview;
+    elevation.color = ColorMode::Elevation;
+    elevation.elevation_range = {static_cast<float>(box.min[2]), static_cast<float>(box.max[2])};
+    elevation.quality = quality;
+    out.emplace_back(quality == RenderQuality::High ? "elevation high quality" : "elevation",
+                     elevation);
+  }
   // Straight down, orthographic (depth = (z/w + 1) / 2), over the whole box.
   const std::array<float, 16> eye{
       1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -static_cast<float>(box.max[2] + 10.0), 1};

@@ -16,18 +16,19 @@ __global__ void __launch_bounds__(kSplatBlock)
     const uint4* samples = reinterpret_cast<const uint4*>(t.chunk_data(entry.x));
     for (std::uint32_t j = threadIdx.x; j < entry.y; j += blockDim.x) {
       const uint4 v = load_readonly(samples + j);
+      const float z = __uint_as_float(v.z);
+      const std::uint32_t rgba = sample_color(p, z, v.w);
       std::uint32_t pixel = 0;
       std::uint64_t word = 0;
-      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w,
-                          pixel, word)) {
+      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), z, rgba, pixel, word)) {
         continue;
       }
       if constexpr (!kSecond) {
         if (word < words[pixel]) atomicMin(words + pixel, static_cast<unsigned long long>(word));
       } else if (blends(word, words[pixel])) {
-        atomicAdd(sums + 2 * std::size_t{pixel}, static_cast<unsigned long long>(blend_sum0(v.w)));
+        atomicAdd(sums + 2 * std::size_t{pixel}, static_cast<unsigned long long>(blend_sum0(rgba)));
         atomicAdd(sums + 2 * std::size_t{pixel} + 1,
-                  static_cast<unsigned long long>(blend_sum1(v.w)));
+                  static_cast<unsigned long long>(blend_sum1(rgba)));
       }
     }
   }

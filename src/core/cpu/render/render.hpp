@@ -121,16 +121,17 @@ RenderStats render_on_cpu(const Tree& tree, const RenderJob& job, Framebuffer& f
         tree.for_each_span(sel.drawn[d], [&](const Point* pts, std::size_t count) {
           for (std::size_t j = 0; j < count; ++j) {
             const Point& q = pts[j];
+            const std::uint32_t rgba = sample_color(p, q.z, q.rgba);
             std::uint32_t pixel = 0;
             std::uint64_t word = 0;
-            if (!project_sample(p, q.x, q.y, q.z, q.rgba, pixel, word)) continue;
+            if (!project_sample(p, q.x, q.y, q.z, rgba, pixel, word)) continue;
             if (!second) {
               splat_word(words, pixel, word);
             } else if (blends(word, words[pixel])) {
               std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{pixel}])
-                  .fetch_add(blend_sum0(q.rgba), std::memory_order_relaxed);
+                  .fetch_add(blend_sum0(rgba), std::memory_order_relaxed);
               std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{pixel} + 1])
-                  .fetch_add(blend_sum1(q.rgba), std::memory_order_relaxed);
+                  .fetch_add(blend_sum1(rgba), std::memory_order_relaxed);
             }
           }
         });
