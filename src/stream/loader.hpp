@@ -30,12 +30,12 @@ struct LoaderContext {
         open_errors(open_errors_),
         generator(generator_),
         cube(cube_),
-        failed_at(std::make_unique<std::atomic<std::uint64_t>[]>(
-            std::max<std::size_t>(1, files_.size()))) {
-    for (std::size_t i = 0; i < std::max<std::size_t>(1, files_.size()); ++i) {
-      failed_at[i] = kNotFailed;
-    }
+        failed_at(std::make_unique<std::atomic<std::uint64_t>[]>(sources())) {
+    for (std::size_t i = 0; i < sources(); ++i) failed_at[i] = kNotFailed;
   }
+
+  /// Files, or the one synthetic source.
+  [[nodiscard]] std::size_t sources() const { return std::max<std::size_t>(1, files.size()); }
 
   static constexpr std::uint64_t kNotFailed = ~std::uint64_t{0};
 

@@ -46,13 +46,16 @@ ColorSource sample_colors(LazHandle& handle, const LasHeader& header, std::uint6
   return stats.source(las_format_has_rgb(header.point_format));
 }
 
+/// Where the decoders of a file must stand after its last declared point.
+LazEnd laz_end(const LasHeader& header, const LazChunks& chunks) {
+  return {header.point_count, chunks.data_end, header.point_count_offset};
+}
+
 class LazReader final : public PointReader {
  public:
   LazReader(const std::filesystem::path& path, const LasHeader& header, const LazChunks& chunks,
             const ReaderOptions& options)
-      : path_(path),
-        chunk_size_(chunks.parallel_chunk_size),
-        end_{header.point_count, chunks.data_end, header.point_count_offset} {
+      : path_(path), chunk_size_(chunks.parallel_chunk_size), end_(laz_end(header, chunks)) {
     threads_ =
         options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     handles_.push_back(std::make_unique<LazHandle>(path, end_));
@@ -135,10 +138,6 @@ class LazReader final : public PointReader {
 struct OpenedLaz {
   LasHeader header;
   LazChunks chunks;
-
-  [[nodiscard]] LazEnd end() const {
-    return {header.point_count, chunks.data_end, header.point_count_offset};
-  }
 };
 
 OpenedLaz read_laz_header(const InputFile& file) {
@@ -172,7 +171,7 @@ std::unique_ptr<PointReader> open_laz_reader(const std::filesystem::path& path,
 FileInfo read_laz_info(const std::filesystem::path& path) {
   const OpenedLaz opened = read_laz_header(InputFile(path));
   if (!opened.header.compressed) return read_las_info(path);
-  LazHandle handle(path, opened.end());
+  LazHandle handle(path, laz_end(opened.header, opened.chunks));
   const ColorSource color = sample_colors(handle, opened.header, opened.chunks.parallel_chunk_size);
   FileInfo info = make_las_file_info(path, opened.header, FileFormat::Laz, color, {});
   info.seek_step = opened.chunks.parallel_chunk_size;

@@ -3,7 +3,7 @@
 // provides
 //   std::byte* arena();                      the arena's base address
 //   void reset_batch(uint32 node_count);     zero Control from kControlBatchBegin and d_new
-//   void count(const BatchView&);             the passes of kernels/update/passes.hpp
+//   void count(const BatchView&);            the passes of kernels/update/passes.hpp
 //   void plan(const BatchView&, uint32 list_bound, bool last);
 //   void zero_last();                        zero Control::last (before a repeated last plan)
 //   void split(const BatchView&, uint32 list_bound, uint32 split_bound);

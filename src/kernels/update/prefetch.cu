@@ -40,17 +40,14 @@ UpdateState::UpdateState(const TreeStore& t)
   buffers[0].d = view.d_batch;
   // Allocated with the arena rather than at the first prefetch: a cudaMalloc during streaming
   // waits behind the loaders' page-locking of ring buffers (hundreds of milliseconds).
-  void* p = nullptr;
   const std::size_t points = std::size_t{t.layout.max_batch};
-  const cudaError_t err = cudaMalloc(&p, (kBatchBuffers - 1) * points * sizeof(Point));
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    return;
+  try {
+    more_buffers = make_device((kBatchBuffers - 1) * points * sizeof(Point), "batch buffers");
+  } catch (const CapacityError&) {
+    return;  // no room: one buffer, uploads in line
   }
-  check_cuda(err, "cudaMalloc(batch buffers)", __FILE__, __LINE__);
-  more_buffers = DeviceMemory(p);
   for (int i = 1; i < kBatchBuffers; ++i) {
-    buffers[i].d = static_cast<Point*>(p) + (i - 1) * points;
+    buffers[i].d = static_cast<Point*>(more_buffers.get()) + (i - 1) * points;
   }
   copy_stream = make_stream();
   for (BatchBuffer& b : buffers) b.copied = make_event(cudaEventDisableTiming);
