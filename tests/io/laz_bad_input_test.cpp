@@ -3,6 +3,7 @@
 // before LASzip sees it (LASzip trusts these fields and crashed or hung on each of them).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -196,6 +197,18 @@ TEST(LaszipMetadata, LayeredChunksThatDoNotAddUp) {
                  {"LAZ chunk 0 (byte offset", "declares layers of"});
   // A first chunk that is not full: every later point would be decoded from the wrong place.
   expect_refused(patched(dir, f9, count_at, std::uint32_t{49'999}), {"holds 49999 points"});
+  // A layer one byte shorter than written: the chunk no longer matches its table entry.
+  std::array<std::byte, 4> z_size{};
+  file.read_exact(count_at + 8, z_size, "Z layer size");  // POINT14's second layer
+  std::uint32_t z_bytes = 0;
+  std::memcpy(&z_bytes, z_size.data(), 4);
+  expect_refused(patched(dir, f9, count_at + 8, std::uint32_t{z_bytes - 1}),
+                 {"LAZ chunk 0 (byte offset", "but the chunk table says"});
+  // The first layer's decoder starting in the state no encoder leaves. Format 9 is POINT14
+  // (9 layers) and WAVEPACKET14 (1): the layers start behind 10 sizes.
+  const std::uint64_t first_layer = count_at + 4 + 10 * 4;
+  expect_refused(patched(dir, f9, first_layer, std::uint32_t{0xFFFFFFFFu}),
+                 {"layer 0 of LAZ chunk 0", "four bytes of all ones"});
 }
 
 TEST(LaszipMetadata, ChunkTableDecodedBeforeLaszip) {
