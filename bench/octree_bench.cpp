@@ -19,13 +19,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "bench_env.hpp"
+#include "bench_scene.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/synth.hpp"
@@ -35,41 +35,12 @@ namespace {
 using simlod::bench::env_points;
 
 using simlod::Point;
-
-/// The generator's orders, and the scan order shuffled (merged tiles, photogrammetry exports).
-enum class Order { Scan, Morton, Random };
+using simlod::bench::Order;
+using simlod::bench::scene;
+using simlod::bench::Scene;
 
 constexpr std::size_t kBatchPoints = 1'000'000;  // SimLOD's batch size
 constexpr int kRepetitions = 3;
-
-struct Scene {
-  simlod::Bounds bounds;
-  std::vector<Point> points;  ///< relative to bounds.min (octree coordinates)
-};
-
-/// The scene of `n` points in `order`, generated on first use and kept for later benchmarks.
-const Scene& scene(std::uint64_t n, Order order) {
-  static std::map<std::pair<std::uint64_t, int>, Scene> cache;
-  const auto key = std::make_pair(n, static_cast<int>(order));
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const auto generated =
-      order == Order::Morton ? simlod::synth::Order::Morton : simlod::synth::Order::Scan;
-  simlod::synth::Generator gen({.points = n, .seed = 1, .order = generated});
-  Scene s;
-  s.bounds = gen.bounds();
-  s.points.resize(n);
-  std::size_t got = 0;
-  while (got < n) got += gen.next(std::span(s.points).subspan(got));
-  const auto& lo = s.bounds.min;
-  for (Point& p : s.points) {
-    p.x = static_cast<float>(p.x - lo[0]);
-    p.y = static_cast<float>(p.y - lo[1]);
-    p.z = static_cast<float>(p.z - lo[2]);
-  }
-  if (order == Order::Random) simlod::synth::shuffle(s.points, 1);
-  return cache.emplace(key, std::move(s)).first->second;
-}
 
 void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uint64_t points) {
   const auto per_point = [&](std::uint64_t bytes) {

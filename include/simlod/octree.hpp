@@ -71,6 +71,19 @@ struct UpdateStats {
   double device_upload_ms = 0.0, device_update_ms = 0.0;
 };
 
+/// What Octree::build() measured (all zero for an octree made by create()).
+struct BuildStats {
+  std::uint64_t points = 0;  ///< points built
+  /// Split: points sorted or counted into their leaves and written there. Voxelize: the inner
+  /// nodes' voxels, bottom-up. CUDA: device time from CUDA events around the kernels (the
+  /// input already on the device); CPU: host time.
+  double split_ms = 0.0, voxelize_ms = 0.0;
+  /// The whole build() call: validation, upload (a host span on CUDA), split, voxelize.
+  double total_ms = 0.0;
+  /// Peak working memory beyond the finished tree and the input points (CUDA: device memory).
+  std::uint64_t scratch_bytes = 0;
+};
+
 struct OctreeStats {
   std::uint64_t nodes = 0, leaves = 0, inner_nodes = 0;
   std::uint32_t depth = 0;  ///< deepest level (root = 0)
@@ -90,6 +103,8 @@ struct OctreeStats {
   double memory_grow_ms = 0.0;
   /// The last update() or insert_now() call, also when it threw.
   UpdateStats last_update;
+  /// The bulk build that made this octree (Octree::build); zero after create().
+  BuildStats build;
 };
 
 /// Host copy of the whole tree, for tests, export and debugging.
@@ -149,6 +164,23 @@ class Octree {
   /// Throws InvalidInput for a bad configuration or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
+
+  /// Builds the octree of `points` in one go (the bulk builder: all points are split into
+  /// their leaves at once, then the inner nodes are voxelized bottom-up), much faster than
+  /// inserting them batch by batch. `points` are relative to root_cube(cube).min, as insert()
+  /// takes them. The result equals create(cube, config) followed by insert() and update() of
+  /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
+  /// voxel colours may come from other points of their cell), and it is a normal octree: it
+  /// renders, and update() inserts more batches into it. stats().build holds the timings.
+  /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
+  /// point (naming its index), CapacityError when the tree does not fit into the memory
+  /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the
+  /// input was uploaded) or host memory; nothing is left allocated then.
+  static Octree build(std::span<const Point> points, const Bounds& cube,
+                      const OctreeConfig& config = {});
+  /// The same for points already on the octree's device (config.device), without an upload:
+  /// `points` must be a DeviceBatch of that device. The batch is left as it was.
+  static Octree build(DeviceBatch& points, const Bounds& cube, const OctreeConfig& config = {});
 
   /// The root cube create(bounds) gives the octree (cube() afterwards): Bounds::cube() of
   /// `bounds`, widened to an edge of 1 when of zero size. Throws InvalidInput as create() does

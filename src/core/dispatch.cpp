@@ -2,6 +2,7 @@
 // with CUDA.
 #include "core/dispatch.hpp"
 
+#include "core/cpu/bulk/bulk.hpp"
 #include "core/cpu/render/framebuffer.hpp"
 #include "core/cpu/render/render.hpp"
 #include "core/cpu/tree/store.hpp"
@@ -78,6 +79,15 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
 #endif
   if (batch.device) throw InvalidInput("a DeviceBatch goes only into a CUDA octree");
   cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
+}
+
+void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda)
+    return cuda::build_bulk(*s.cuda, points.host, points.device, points.device_points, stats);
+#endif
+  if (points.device) throw InvalidInput("a DeviceBatch builds only a CUDA octree");
+  cpu::build_bulk(*s.cpu, s.cpu_update->pool, points.host, stats);
 }
 
 void prefetch([[maybe_unused]] TreeStores& s, [[maybe_unused]] std::span<const Point> batch) {

@@ -69,6 +69,12 @@ void prefetch(TreeStores& s, std::span<const Point> batch);
 /// The device timing of the last CUDA batch; nullopt on the CPU or before the first batch.
 [[nodiscard]] std::optional<CudaBatchTiming> cuda_batch_timing(const TreeStores& s);
 
+// The bulk builder.
+/// Builds the tree of validated, non-empty points (host, or a DeviceBatch for a CUDA store)
+/// into the empty store `s` (just created). Throws CapacityError when it does not fit; the
+/// store must then be discarded.
+void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats);
+
 // Consumers of the store.
 [[nodiscard]] OctreeStats stats(const TreeStores& s);
 [[nodiscard]] NodeSnapshot snapshot(const TreeStores& s);

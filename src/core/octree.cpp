@@ -129,6 +129,7 @@ OctreeStats Octree::stats() const {
     out.memory_grow_ms = timing->grow_ms;
   }
   out.last_update = s.last_update;
+  out.build = s.build;
   return out;
 }
 

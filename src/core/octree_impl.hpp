@@ -23,6 +23,7 @@ struct OctreeImpl {
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
   std::vector<std::vector<Point>> spare;
   UpdateStats last_update;
+  BuildStats build;  ///< what Octree::build() measured; zero after create()
   /// The first failure other than CapacityError or InvalidInput while the tree was written
   /// (what() of it); non-empty = the failed state: every call throws StateError.
   std::string failure;

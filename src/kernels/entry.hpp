@@ -85,6 +85,14 @@ void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point>
 /// Timing of the last batch (nullptr before the first).
 [[nodiscard]] const CudaBatchTiming* last_timing(const UpdateState& state);
 
+// The bulk builder (kernels/bulk/).
+/// Builds the tree of validated, non-empty points into the empty `store` (just created): from
+/// `host` (uploaded into a temporary device buffer), or, when `device` is set, from its first
+/// `device_points` points. Throws CapacityError when the tree does not fit (the store must then
+/// be discarded), CudaError otherwise.
+void build_bulk(TreeStore& store, std::span<const Point> host, DeviceBatchStore* device,
+                std::size_t device_points, BuildStats& stats);
+
 // DeviceBatch (kernels/update/device_batch.cu).
 /// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.
 [[nodiscard]] Owned<DeviceBatchStore> create_device_batch(std::size_t capacity, int device);

@@ -98,3 +98,19 @@ namespace simlod::detail::cuda {
 inline constexpr int kBatchBuffers = 3;
 
 }  // namespace simlod::detail::cuda
+
+namespace simlod::detail::cuda {
+
+/// Bulk builder: levels of the root block of counters. The split counts every point into the
+/// cells of level 7 (128^3 uint32 counters = 8 MiB, so that the counting atomics hit L2, 50 MB
+/// on the H100) and refines only cells over the leaf limit; CudaLOD counts into 256^3 (64 MiB,
+/// beyond L2).
+inline constexpr std::uint32_t kBulkRootLevels = 7;
+/// Bulk builder: levels of a refining block (CudaLOD's 16^3 sub-grids): a cell over the leaf
+/// limit gets 4 more levels of counters, 4,680 in all, counted in one more pass over the points.
+inline constexpr std::uint32_t kBulkBlockLevels = 4;
+/// Bulk builder: threads per block of its passes; a voxelizing block takes one chunk (1000
+/// samples at SimLOD's capacity: 4 strided steps).
+inline constexpr int kBulkBlock = 256;
+
+}  // namespace simlod::detail::cuda

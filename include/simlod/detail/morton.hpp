@@ -23,6 +23,17 @@ SIMLOD_HD constexpr std::uint64_t morton_3d(std::uint32_t x, std::uint32_t y, st
   return spread_bits_3d(x) | spread_bits_3d(y) << 1 | spread_bits_3d(z) << 2;
 }
 
+/// Gathers every third bit of v (bit 3i moves to bit i): inverse of spread_bits_3d.
+SIMLOD_HD constexpr std::uint32_t compact_bits_3d(std::uint64_t v) {
+  v &= 0x1249249249249249ull;
+  v = (v | v >> 2) & 0x10C30C30C30C30C3ull;
+  v = (v | v >> 4) & 0x100F00F00F00F00Full;
+  v = (v | v >> 8) & 0x1F0000FF0000FFull;
+  v = (v | v >> 16) & 0x1F00000000FFFFull;
+  v = (v | v >> 32) & 0x1FFFFFull;
+  return static_cast<std::uint32_t>(v);
+}
+
 /// Gathers every second bit of v (bit 2i moves to bit i): inverse of 2D interleaving.
 SIMLOD_HD constexpr std::uint32_t compact_bits_2d(std::uint64_t v) {
   v &= 0x5555555555555555ull;
@@ -37,5 +48,7 @@ SIMLOD_HD constexpr std::uint32_t compact_bits_2d(std::uint64_t v) {
 static_assert(morton_3d(1, 0, 0) == 1 && morton_3d(0, 1, 0) == 2 && morton_3d(0, 0, 1) == 4);
 static_assert(morton_3d(3, 0, 0) == 9);
 static_assert(compact_bits_2d(0b0101) == 0b11);
+static_assert(compact_bits_3d(morton_3d(0x1ABCDE, 7, 0x100001)) == 0x1ABCDE);
+static_assert(compact_bits_3d(morton_3d(3, 0x1FFFFF, 5) >> 1) == 0x1FFFFF);
 
 }  // namespace simlod::detail

@@ -56,6 +56,21 @@ SIMLOD_HD std::uint32_t cell_index(const QuantPoint& q, std::uint32_t level,
          (((q.z >> shift) & mask) << (2 * grid_bits));
 }
 
+/// The cell in a node's 2^grid_bits grid that holds cell `cell` of its child in `octant`
+/// (both linear, x fastest): per axis, the child's coordinate with the octant bit on top,
+/// halved. Equals cell_index(q, level, g) for every q in that child cell, with no float.
+SIMLOD_HD std::uint32_t parent_cell(std::uint32_t cell, std::uint32_t octant,
+                                    std::uint32_t grid_bits) {
+  const std::uint32_t mask = (1u << grid_bits) - 1u;
+  std::uint32_t out = 0;
+  for (std::uint32_t a = 0; a < 3; ++a) {
+    const std::uint32_t c = (cell >> (a * grid_bits)) & mask;
+    const std::uint32_t bit = (octant >> a) & 1u;
+    out |= ((bit << (grid_bits - 1)) | (c >> 1)) << (a * grid_bits);
+  }
+  return out;
+}
+
 /// Deepest level whose voxel grid (2^grid_bits cells per axis) still resolves q.
 SIMLOD_HD constexpr std::uint32_t max_depth_for_grid(std::uint32_t grid_bits) {
   return kQuantBits - grid_bits;

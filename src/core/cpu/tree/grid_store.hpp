@@ -19,6 +19,8 @@ class GridStore {
   [[nodiscard]] std::uint64_t grid_bytes() const { return words_ * 8; }
   [[nodiscard]] std::uint64_t count() const { return grids_.size(); }
 
+  /// Room for `count` grids in all, so that acquiring them does not reallocate the table.
+  void reserve(std::uint64_t count) { grids_.reserve(count); }
   /// A new zeroed grid. Throws std::bad_alloc.
   std::uint32_t acquire() {
     grids_.reserve(grids_.size() + 1);

@@ -1,0 +1,112 @@
+// Bulk build throughput (Octree::build, CudaLOD's use case): a synthetic scene in scan, Morton
+// and random order. CUDA runs build from a DeviceBatch that already holds the points, as
+// CudaLOD times its kernels (no I/O, no upload), and report the device time of the split and
+// of the voxelization from CUDA events (BuildStats); CPU runs time the build on the host.
+//
+//   SIMLOD_BENCH_POINTS           points of the CUDA runs (default 100,000,000)
+//   SIMLOD_BENCH_LARGE_POINTS     points of the cuda_build/scan_large run (default 500,000,000;
+//                                 0 leaves it out)
+//   SIMLOD_BENCH_CPU_POINTS       points of the CPU runs (default 10,000,000)
+//
+// Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
+// whole build() call), memory per input point of the finished tree (B_per_pt_tree) and of the
+// builder's scratch (B_per_pt_scratch), nodes and depth. Median of 5 after a warm-up build.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "bench_env.hpp"
+#include "bench_scene.hpp"
+#include "simlod/backend.hpp"
+#include "simlod/device_batch.hpp"
+#include "simlod/octree.hpp"
+
+namespace {
+
+using simlod::Point;
+using simlod::bench::env_points;
+using simlod::bench::Order;
+using simlod::bench::scene;
+
+constexpr int kRepetitions = 5;
+
+void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n) {
+  const simlod::OctreeStats s = tree.stats();
+  const simlod::BuildStats& b = s.build;
+  const double ms = b.split_ms + b.voxelize_ms;
+  state.SetIterationTime(ms / 1000.0);
+  const auto per_point = [&](std::uint64_t bytes) {
+    return static_cast<double>(bytes) / static_cast<double>(n);
+  };
+  state.counters["build_MPps"] = static_cast<double>(n) / (ms * 1000.0);
+  state.counters["split_ms"] = b.split_ms;
+  state.counters["voxelize_ms"] = b.voxelize_ms;
+  state.counters["total_ms"] = b.total_ms;
+  state.counters["B_per_pt_tree"] =
+      per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
+  state.counters["B_per_pt_scratch"] = per_point(b.scratch_bytes);
+  state.counters["points"] = static_cast<double>(n);
+  state.counters["nodes"] = static_cast<double>(s.nodes);
+  state.counters["depth"] = s.depth;
+}
+
+void cuda_build(benchmark::State& state, Order order, bool large) {
+  if (simlod::cuda_device_count() == 0) {
+    state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
+    return;
+  }
+  const std::uint64_t n = large ? env_points("SIMLOD_BENCH_LARGE_POINTS", 500'000'000)
+                                : env_points("SIMLOD_BENCH_POINTS", 100'000'000);
+  const auto& s = scene(n, order);
+  simlod::OctreeConfig config;
+  config.backend = simlod::Backend::Cuda;
+  auto batch = std::make_unique<simlod::DeviceBatch>(n, config.device);
+  for (std::size_t at = 0; at < n;) {
+    const auto piece = batch->piece();
+    const std::size_t k = std::min(piece.size(), n - at);
+    std::copy_n(s.points.begin() + static_cast<std::ptrdiff_t>(at), k, piece.begin());
+    batch->commit(k);
+    at += k;
+  }
+  if (batch->check(simlod::Octree::root_cube(s.bounds))) {
+    state.SkipWithError("the scene has a bad point");
+    return;
+  }
+  (void)simlod::Octree::build(*batch, s.bounds, config);  // warm-up: module load, first touch
+  for (auto _ : state) {
+    const simlod::Octree tree = simlod::Octree::build(*batch, s.bounds, config);
+    report(state, tree, n);
+  }
+}
+
+void cpu_build(benchmark::State& state, Order order) {
+  const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
+  const auto& s = scene(n, order);
+  simlod::OctreeConfig config;
+  config.backend = simlod::Backend::Cpu;
+  for (auto _ : state) {
+    const simlod::Octree tree = simlod::Octree::build(s.points, s.bounds, config);
+    report(state, tree, n);
+  }
+}
+
+#define SIMLOD_BUILD_BENCH(fn, name, ...)  \
+  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__) \
+      ->Iterations(1)                      \
+      ->Repetitions(kRepetitions)          \
+      ->UseManualTime()                    \
+      ->ReportAggregatesOnly(true)         \
+      ->Unit(benchmark::kMillisecond)
+
+SIMLOD_BUILD_BENCH(cuda_build, scan, Order::Scan, false);
+SIMLOD_BUILD_BENCH(cuda_build, morton, Order::Morton, false);
+SIMLOD_BUILD_BENCH(cuda_build, random, Order::Random, false);
+SIMLOD_BUILD_BENCH(cuda_build, scan_large, Order::Scan, true);
+SIMLOD_BUILD_BENCH(cpu_build, scan, Order::Scan);
+SIMLOD_BUILD_BENCH(cpu_build, random, Order::Random);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,141 @@
+// The CPU bulk builder's entry point: split, voxelize, then the memory check and the writes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+
+#include "core/cpu/bulk/bulk.hpp"
+#include "core/cpu/bulk/bulk_tree.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Throws CapacityError when the tree needs more than the reserve.
+void require(const TreeStore& store, std::uint64_t points, std::uint64_t chunks, const char* when) {
+  if (store.limit == 0) return;
+  const std::uint64_t need = store.nodes.size() * kNodeBytes +
+                             (store.nodes.size() - 1) / 8 * store.grids.grid_bytes() +
+                             chunks * store.chunks.chunk_bytes();
+  if (need <= store.limit) return;
+  throw CapacityError(fmt::format(
+      "the octree of {} points needs at least {} bytes ({} nodes, their occupancy grids and {} "
+      "chunks of {} bytes{}), more than memory_bytes = {}; nothing was built",
+      points, need, store.nodes.size(), chunks, store.chunks.chunk_bytes(), when, store.limit));
+}
+
+/// Gives `samples` samples to node `id` as a list of fresh (consecutive) chunks; returns the
+/// first chunk.
+std::uint32_t give_chunks(TreeStore& store, std::uint32_t id, std::uint64_t samples) {
+  CpuNode& n = store.nodes[id];
+  const std::uint64_t k = store.chunks_for(samples);
+  std::uint32_t first = kNone;
+  for (std::uint64_t j = 0; j < k; ++j) {
+    const std::uint32_t c = store.chunks.take();
+    if (j == 0) {
+      first = n.head = c;
+    } else {
+      store.chunks.link(n.tail, c);
+    }
+    n.tail = c;
+  }
+  n.count = samples;
+  return first;
+}
+
+void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
+           const bulk::SortedPoints& sorted,
+           const std::vector<std::vector<bulk::CellSample>>& voxels) {
+  std::vector<CpuNode>& nodes = store.nodes;
+  std::vector<std::uint32_t> first_chunk(nodes.size(), kNone);
+  for (std::uint32_t id = 0; id < nodes.size(); ++id) {
+    const std::uint64_t samples =
+        nodes[id].leaf() ? sorted.end[id] - sorted.begin[id] : voxels[id].size();
+    if (samples == 0) continue;
+    first_chunk[id] = give_chunks(store, id, samples);
+    (nodes[id].leaf() ? store.point_chunks : store.voxel_chunks) += store.chunks_for(samples);
+    (nodes[id].leaf() ? store.points : store.voxels) += samples;
+  }
+  const std::uint32_t cap = store.config.chunk_capacity;
+  const std::uint32_t g = store.geometry.grid_bits;
+  const std::uint32_t mask = (1u << g) - 1u;
+  const float edge = store.geometry.edge;
+  // A node's chunks are consecutive ids (fresh chunks of an empty store), so sample j lies in
+  // chunk first + j / cap.
+  pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t id = lo; id < hi; ++id) {
+      if (first_chunk[id] == kNone) continue;
+      const CpuNode& n = nodes[id];
+      auto slot = [&](std::uint64_t j) {
+        return store.chunks.data(first_chunk[id] + static_cast<std::uint32_t>(j / cap)) + j % cap;
+      };
+      if (n.leaf()) {
+        for (std::uint64_t j = 0, i = sorted.begin[id]; i < sorted.end[id]; ++i, ++j) {
+          *slot(j) = points[sorted.order[i]];
+        }
+        continue;
+      }
+      for (std::uint64_t j = 0; j < voxels[id].size(); ++j) {
+        const bulk::CellSample v = voxels[id][j];
+        *slot(j) = Point{cell_centre_axis(n.x, v.cell & mask, n.level, g, edge),
+                         cell_centre_axis(n.y, (v.cell >> g) & mask, n.level, g, edge),
+                         cell_centre_axis(n.z, v.cell >> (2 * g), n.level, g, edge), v.rgba};
+      }
+    }
+  });
+  for (const CpuNode& n : nodes) store.depth = std::max(store.depth, n.level);
+}
+
+}  // namespace
+
+void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
+                BuildStats& stats) {
+  try {
+    const auto split_start = Clock::now();
+    const bulk::SortedPoints sorted = bulk::split(store, pool, points);
+    std::uint64_t point_chunks = 0;
+    for (std::uint32_t id = 0; id < store.nodes.size(); ++id) {
+      if (store.nodes[id].leaf())
+        point_chunks += store.chunks_for(sorted.end[id] - sorted.begin[id]);
+    }
+    require(store, points.size(), point_chunks, " for points");
+    stats.split_ms = ms_since(split_start);
+
+    const auto voxel_start = Clock::now();
+    store.grids.reserve((store.nodes.size() - 1) / 8);
+    const auto voxels = bulk::voxelize(store, pool, points, sorted);
+    std::uint64_t voxel_chunks = 0, voxel_count = 0;
+    for (const auto& v : voxels) {
+      voxel_chunks += store.chunks_for(v.size());
+      voxel_count += v.size();
+    }
+    require(store, points.size(), point_chunks + voxel_chunks, " for points and voxels");
+    stats.voxelize_ms = ms_since(voxel_start);
+
+    const auto write_start = Clock::now();
+    store.chunks.prepare(point_chunks + voxel_chunks, 0);
+    write(store, pool, points, sorted, voxels);
+    // Writing points belongs to the split, voxels to voxelizing: share by sample count.
+    const double write_ms = ms_since(write_start);
+    const double share =
+        static_cast<double>(points.size()) / static_cast<double>(points.size() + voxel_count);
+    stats.split_ms += write_ms * share;
+    stats.voxelize_ms += write_ms * (1.0 - share);
+    stats.scratch_bytes = points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
+                          voxel_count * sizeof(bulk::CellSample) +
+                          sorted.begin.size() * 2 * sizeof(std::uint64_t);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError(
+        fmt::format("host memory ran out while building the octree of {} points; nothing was built",
+                    points.size()));
+  }
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,40 @@
+// Working state of the CPU bulk builder (core/cpu/bulk/bulk.hpp), internal to core/cpu/bulk/.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/cpu/tree/store.hpp"
+#include "core/thread_pool.hpp"
+#include "simlod/detail/octree_math.hpp"
+
+namespace simlod::detail::cpu::bulk {
+
+/// A voxel while the tree is voxelized: its cell in its node's grid and its colour.
+struct CellSample {
+  std::uint32_t cell;
+  std::uint32_t rgba;
+};
+
+/// The points in Morton order and the node ranges over them.
+struct SortedPoints {
+  std::vector<std::uint32_t> order;  ///< input index of sorted point i
+  std::vector<QuantPoint> q;         ///< quantised sorted point i
+  std::vector<std::uint64_t> begin;  ///< per node: first sorted point; range ends at end[i]
+  std::vector<std::uint64_t> end;
+  /// First node id of each level (breadth-first ids group levels), and one past the last.
+  std::vector<std::uint32_t> level_begin;
+};
+
+/// Sorts `points` by Morton code and appends the breadth-first tree to store.nodes (which holds
+/// the root only). Throws std::bad_alloc.
+SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> points);
+
+/// The voxels of every inner node (empty lists for leaves), deepest level first; sets the bits
+/// of store.grids (one grid per inner node, acquired in id order). Throws std::bad_alloc.
+std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
+                                              std::span<const Point> points,
+                                              const SortedPoints& sorted);
+
+}  // namespace simlod::detail::cpu::bulk

@@ -1,0 +1,374 @@
+// The CUDA bulk builder's driver (kernels/entry.hpp build_bulk): the passes of
+// kernels/bulk/bulk_passes.hpp in order on the store's stream, the few read-backs that size
+// the next step (one per counting round, per level of the layout and per voxelized level),
+// the memory checks before anything is written to the arena's chunks, and the tree's counters.
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <string>
+#include <vector>
+
+#include "kernels/bulk/bulk_passes.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/tree/store.cuh"
+#include "kernels/tuning.hpp"
+#include "kernels/update/device_batch.cuh"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cuda {
+namespace bulk {
+namespace {
+
+/// Device scratch that grows and keeps its contents.
+class Buffer {
+ public:
+  explicit Buffer(std::string what) : what_(std::move(what)) {}
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(mem_.get());
+  }
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
+  /// At least `bytes`, keeping the first `keep` bytes (copied on `s`).
+  void reserve(std::uint64_t bytes, std::uint64_t keep, cudaStream_t s) {
+    if (bytes <= bytes_) return;
+    bytes = std::max(bytes, bytes_ + bytes_ / 2);
+    DeviceMemory fresh = make_device(bytes, what_);
+    if (keep > 0) {
+      SIMLOD_CUDA_CHECK(
+          cudaMemcpyAsync(fresh.get(), mem_.get(), keep, cudaMemcpyDeviceToDevice, s));
+    }
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the old memory may be in use
+    mem_ = std::move(fresh);
+    bytes_ = bytes;
+  }
+
+ private:
+  std::string what_;
+  DeviceMemory mem_;
+  std::uint64_t bytes_ = 0;
+};
+
+double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0.0f;
+  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return ms;
+}
+
+class Driver {
+ public:
+  Driver(TreeStore& t, const Point* d_points, std::uint32_t n)
+      : t_(t), s_(t.stream_handle()), n_(n), readback_(make_pinned(64 * sizeof(std::uint32_t))) {
+    v_ = BulkView{};
+    v_.tree = t.writer;
+    v_.d_points = d_points;
+    v_.points = n;
+    v_.limit = t.config.max_points_per_leaf;
+    v_.max_depth = t.geometry.max_depth;
+    root_levels_ = std::min(kBulkRootLevels, t.geometry.max_depth);
+    // Inner nodes of one level hold more than the limit each, and they are disjoint.
+    const std::uint64_t inner_bound = std::min<std::uint64_t>(
+        t.layout.max_splits, std::uint64_t{t.geometry.max_depth} * (n / (v_.limit + 1ull)));
+    node_bound_ = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(t.layout.max_nodes, 1 + 8 * inner_bound));
+    inner_bound_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, inner_bound));
+  }
+
+  void run(BuildStats& stats) {
+    const EventHandle start = make_event(), split = make_event(), end = make_event();
+    SIMLOD_CUDA_CHECK(cudaEventRecord(start.get(), s_));
+    allocate_nodes();
+    count();
+    layout();
+    place_points();
+    SIMLOD_CUDA_CHECK(cudaEventRecord(split.get(), s_));
+    voxelize();
+    SIMLOD_CUDA_CHECK(cudaEventRecord(end.get(), s_));
+    finish();
+    stats.split_ms = elapsed_ms(start.get(), split.get());
+    stats.voxelize_ms = elapsed_ms(split.get(), end.get());
+    stats.scratch_bytes = scratch_bytes();
+  }
+
+ private:
+  std::uint32_t* host() const { return static_cast<std::uint32_t*>(readback_.get()); }
+  void sync() { SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+  /// Copies `count` uint32 from the device to host()[at ...].
+  void read(const std::uint32_t* d, std::uint32_t count, std::uint32_t at) {
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host() + at, d, count * 4, cudaMemcpyDeviceToHost, s_));
+  }
+  void zero(void* d, std::uint64_t bytes, int value = 0) {
+    if (bytes > 0) SIMLOD_CUDA_CHECK(cudaMemsetAsync(d, value, bytes, s_));
+  }
+
+  std::uint64_t scratch_bytes() const {
+    std::uint64_t sum = 0;
+    for (const Buffer* b : {&blocks_, &count_, &node_, &link_, &per_node_, &inner_, &owner_,
+                            &emit_[0], &emit_[1], &cub_}) {
+      sum += b->bytes();
+    }
+    return sum;
+  }
+
+  [[noreturn]] void refuse(const std::string& what) const {
+    throw CapacityError("the octree of " + std::to_string(n_) + " points does not fit into the " +
+                        "device memory reserve of " + std::to_string(t_.layout.total_bytes) +
+                        " bytes: " + what + "; nothing was built");
+  }
+
+  void allocate_nodes() {
+    // Per node: block, index, flags, ranks, cursor, chunks (6 x uint32).
+    per_node_.reserve(std::uint64_t{node_bound_} * 24, 0, s_);
+    auto* base = per_node_.as<std::uint32_t>();
+    v_.d_block_of = base;
+    v_.d_index_of = base + node_bound_;
+    v_.d_flags = base + 2ull * node_bound_;
+    v_.d_ranks = base + 3ull * node_bound_;
+    v_.d_cursor = base + 4ull * node_bound_;
+    v_.d_chunks = base + 5ull * node_bound_;
+    zero(base, per_node_.bytes());
+    inner_.reserve(std::uint64_t{inner_bound_} * 4 + 16, 0, s_);
+    v_.d_inner = inner_.as<std::uint32_t>();
+    v_.d_counter = v_.d_inner + inner_bound_;
+    std::size_t bytes = 0;
+    SIMLOD_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, bytes, v_.d_flags, v_.d_chunks, node_bound_, s_));
+    cub_.reserve(bytes, 0, s_);
+  }
+
+  void scan(std::uint32_t n) {
+    std::size_t bytes = cub_.bytes();
+    SIMLOD_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, v_.d_flags, v_.d_chunks, n, s_));
+  }
+
+  /// Room for `blocks` counter blocks (the contents so far kept).
+  void reserve_blocks(std::uint32_t blocks) {
+    const std::uint64_t old_entries = entries_;
+    entries_ =
+        pyramid_size(root_levels_) + std::uint64_t{blocks - 1} * pyramid_size(kBulkBlockLevels);
+    blocks_.reserve(std::uint64_t{blocks} * sizeof(CountBlock),
+                    std::uint64_t{block_count_} * sizeof(CountBlock), s_);
+    for (Buffer* b : {&count_, &node_, &link_}) b->reserve(entries_ * 4, old_entries * 4, s_);
+    v_.d_blocks = blocks_.as<CountBlock>();
+    v_.d_count = count_.as<std::uint32_t>();
+    v_.d_node = node_.as<std::uint32_t>();
+    v_.d_link = link_.as<std::uint32_t>();
+    const std::uint64_t fresh = (entries_ - old_entries) * 4;
+    zero(v_.d_count + old_entries, fresh);
+    zero(v_.d_node + old_entries, fresh, 0xFF);
+    zero(v_.d_link + old_entries, fresh, 0xFF);
+  }
+
+  /// Counting rounds until no finest cell is over the limit.
+  void count() {
+    reserve_blocks(1);
+    CountBlock root{};
+    root.k = root_levels_;
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(v_.d_blocks, &root, sizeof(root), cudaMemcpyHostToDevice, s_));
+    block_count_ = 1;
+    for (std::uint32_t first = 0;;) {
+      launch_count(v_, first, s_);
+      zero(v_.d_counter, 4);
+      launch_refine(v_, first, block_count_, block_count_, root_levels_, false, s_);
+      read(v_.d_counter, 1, 0);
+      sync();
+      const std::uint32_t add = host()[0];
+      if (add == 0) break;
+      reserve_blocks(block_count_ + add);
+      zero(v_.d_counter, 4);
+      launch_refine(v_, first, block_count_, block_count_, root_levels_, true, s_);
+      first = block_count_;
+      block_count_ += add;
+    }
+    launch_reduce(v_, block_count_, root_levels_, s_);
+  }
+
+  /// The breadth-first node layout, level by level.
+  void layout() {
+    level_begin_ = {0, 1};
+    inner_begin_ = {0};
+    for (std::uint32_t level = 0;; ++level) {
+      const std::uint32_t begin = level_begin_[level];
+      const std::uint32_t n = level_begin_[level + 1] - begin;
+      launch_classify(v_, level, begin, n, n_, s_);
+      scan(n);
+      SIMLOD_CUDA_CHECK(cudaMemcpyAsync(v_.d_ranks, v_.d_chunks, std::uint64_t{n} * 4,
+                                        cudaMemcpyDeviceToDevice, s_));
+      read(v_.d_ranks + n - 1, 1, 0);
+      read(v_.d_flags + n - 1, 1, 1);
+      sync();
+      const std::uint64_t inner = std::uint64_t{host()[0]} + host()[1];
+      if (inner == 0) {
+        depth_ = level;
+        break;
+      }
+      const std::uint64_t nodes = std::uint64_t{level_begin_[level + 1]} + 8 * inner;
+      const std::uint64_t inner_total = inner_begin_[level] + inner;
+      if (nodes > node_bound_ || inner_total > inner_bound_) {
+        refuse("it needs " + std::to_string(nodes) + " nodes or more, the node table holds " +
+               std::to_string(node_bound_));
+      }
+      launch_emit(v_, level, begin, n, level_begin_[level + 1], inner_begin_[level], s_);
+      inner_begin_.push_back(static_cast<std::uint32_t>(inner_total));
+      level_begin_.push_back(static_cast<std::uint32_t>(nodes));
+    }
+    launch_leaf_links(v_, block_count_, root_levels_, s_);
+  }
+
+  /// The leaves' chunks (after the memory check) and the points written into them.
+  void place_points() {
+    const std::uint32_t nodes = level_begin_.back();
+    const std::uint32_t levels = static_cast<std::uint32_t>(level_begin_.size()) - 1;
+    launch_leaf_chunks(v_, nodes, s_);
+    scan(nodes);
+    // First chunk of every level's leaves (breadth-first ids: a level is one id range), and
+    // the total.
+    for (std::uint32_t l = 0; l < levels; ++l) read(v_.d_chunks + level_begin_[l], 1, l);
+    read(v_.d_chunks + nodes - 1, 1, levels);
+    read(v_.d_flags + nodes - 1, 1, levels + 1);
+    sync();
+    chunk_begin_.assign(host(), host() + levels);
+    point_chunks_ = std::uint64_t{host()[levels]} + host()[levels + 1];
+    chunk_begin_.push_back(static_cast<std::uint32_t>(point_chunks_));
+    const std::uint64_t grids = inner_begin_.back();
+    high_begin_ = t_.layout.dynamic_end - grids * t_.layout.grid_bytes;
+    require_chunks(point_chunks_, "the points' chunks and the inner nodes' occupancy grids");
+    owner_.reserve(std::max<std::uint64_t>(4, point_chunks_ * 4), 0, s_);
+    v_.d_owner = owner_.as<std::uint32_t>();
+    launch_give_chunks(v_, nodes, s_);
+    zero(v_.d_cursor, std::uint64_t{nodes} * 4);
+    launch_insert(v_, s_);
+  }
+
+  /// Throws CapacityError unless `chunks` fit below the grids; backs them with memory.
+  void require_chunks(std::uint64_t chunks, const std::string& what) {
+    const std::uint64_t low_end = t_.layout.dynamic_begin + chunks * t_.layout.chunk_bytes;
+    if (chunks > t_.layout.max_chunks || low_end > high_begin_ ||
+        high_begin_ < t_.layout.dynamic_begin) {
+      refuse(std::to_string(chunks) + " chunks of " + std::to_string(t_.layout.chunk_bytes) +
+             " bytes and " + std::to_string(inner_begin_.back()) + " grids of " +
+             std::to_string(t_.layout.grid_bytes) + " bytes do not fit (" + what + ")");
+    }
+    t_.arena.ensure(low_end, high_begin_);
+  }
+
+  void voxelize() {
+    zero(t_.arena.data() + high_begin_, t_.layout.dynamic_end - high_begin_);
+    chunk_top_ = point_chunks_;
+    const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
+    int current = 0;
+    std::uint32_t below = 0;
+    for (std::uint32_t level = depth_; level-- > 0;) {
+      const std::uint32_t inner_begin = inner_begin_[level];
+      const std::uint32_t inner = inner_begin_[level + 1] - inner_begin;
+      const std::uint32_t chunk_begin = chunk_begin_[level + 1];
+      const std::uint32_t chunk_end = chunk_begin_[level + 2];
+      const std::uint64_t bound = std::min(
+          std::uint64_t{chunk_end - chunk_begin} * t_.config.chunk_capacity + below, inner * cells);
+      emit_[current].reserve(std::max<std::uint64_t>(1, bound) * sizeof(VoxelRecord), 0, s_);
+      v_.d_emit = emit_[current].as<VoxelRecord>();
+      v_.d_below = emit_[1 - current].as<VoxelRecord>();
+      zero(v_.d_cursor + inner_begin, std::uint64_t{inner} * 4);
+      zero(v_.d_counter, 8);
+      launch_sample(v_, level, level_begin_[level + 1], inner_begin, chunk_begin, chunk_end, below,
+                    s_);
+      launch_voxel_chunks(v_, inner_begin, inner, s_);
+      scan(inner);
+      launch_give_voxel_chunks(v_, inner_begin, inner, static_cast<std::uint32_t>(chunk_top_), s_);
+      read(v_.d_counter, 2, 0);
+      sync();
+      const std::uint32_t emitted = host()[0];
+      const std::uint64_t chunks = host()[1];
+      require_chunks(chunk_top_ + chunks, "the voxels' chunks");
+      launch_link_voxel_chunks(v_, inner_begin, inner, s_);
+      launch_write_voxels(v_, emitted, s_);
+      chunk_top_ += chunks;
+      voxel_chunks_ += chunks;
+      voxels_ += emitted;
+      below = emitted;
+      current = 1 - current;
+    }
+  }
+
+  void finish() {
+    sync();
+    Control c{};
+    SIMLOD_CUDA_CHECK(cudaMemcpy(&c, t_.writer.d_control, sizeof(Control), cudaMemcpyDeviceToHost));
+    if (c.overflow != 0) {
+      throw Error("internal error: the bulk build of " + std::to_string(n_) +
+                  " points found an inconsistent layout (overflow bits " +
+                  std::to_string(c.overflow) + ")");
+    }
+    c = Control{};
+    c.node_count = level_begin_.back();
+    c.grid_count = inner_begin_.back();
+    c.chunk_top = static_cast<std::uint32_t>(chunk_top_);
+    c.depth = depth_;
+    c.voxels = voxels_;
+    c.point_chunks = point_chunks_;
+    c.voxel_chunks = voxel_chunks_;
+    auto* staged = static_cast<Control*>(t_.control_host.get());
+    *staged = c;
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(t_.writer.d_control, staged, sizeof(Control), cudaMemcpyHostToDevice, s_));
+    SIMLOD_CUDA_CHECK(cudaEventRecord(t_.ready.get(), s_));
+    sync();
+    t_.control = c;
+    t_.points = n_;
+  }
+
+  TreeStore& t_;
+  cudaStream_t s_;
+  std::uint32_t n_;
+  PinnedMemory readback_;
+  BulkView v_;
+  std::uint32_t root_levels_ = 1, node_bound_ = 1, inner_bound_ = 1;
+  Buffer blocks_{"the bulk build's counter blocks"}, count_{"the bulk build's counters"},
+      node_{"the bulk build's counter nodes"}, link_{"the bulk build's cell links"},
+      per_node_{"the bulk build's node scratch"}, inner_{"the bulk build's inner node list"},
+      owner_{"the bulk build's chunk owners"}, cub_{"the bulk build's scan scratch"};
+  Buffer emit_[2] = {Buffer{"the bulk build's voxel records"},
+                     Buffer{"the bulk build's voxel records"}};
+  std::uint32_t block_count_ = 0;
+  std::uint64_t entries_ = 0;
+  std::vector<std::uint32_t> level_begin_, inner_begin_, chunk_begin_;
+  std::uint32_t depth_ = 0;
+  std::uint64_t point_chunks_ = 0, voxel_chunks_ = 0, voxels_ = 0, chunk_top_ = 0;
+  std::uint64_t high_begin_ = 0;
+};
+
+}  // namespace
+}  // namespace bulk
+
+void build_bulk(TreeStore& t, std::span<const Point> host, DeviceBatchStore* device,
+                std::size_t device_points, BuildStats& stats) {
+  const std::size_t n = device != nullptr ? device_points : host.size();
+  if (n >= kNil) {
+    throw CapacityError("the CUDA bulk builder takes at most " + std::to_string(kNil - 1) +
+                        " points at once, not " + std::to_string(n) + "; nothing was built");
+  }
+  DeviceScope scope(t.config.device);
+  cudaStream_t s = t.stream_handle();
+  DeviceMemory input;
+  const Point* points = nullptr;
+  try {
+    if (device != nullptr) {
+      points = device->points;
+    } else {
+      input = make_device(n * sizeof(Point), "the points to build");
+      SIMLOD_CUDA_CHECK(
+          cudaMemcpyAsync(input.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, s));
+      points = static_cast<const Point*>(input.get());
+    }
+    bulk::Driver(t, points, static_cast<std::uint32_t>(n)).run(stats);
+  } catch (...) {
+    (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error
+    throw;
+  }
+  if (device != nullptr) {
+    SIMLOD_CUDA_CHECK(cudaEventRecord(device->consumed.get(), s));
+    device->consumed_recorded = true;
+  }
+}
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,61 @@
+// The CUDA bulk builder's passes as the host driver (kernels/bulk/build.cu) launches them, each
+// on `stream`; the kernels live in split_passes.cu and voxel_passes.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/bulk/bulk_view.hpp"
+
+namespace simlod::detail::cuda::bulk {
+
+// Split (split_passes.cu).
+/// Counts every point whose walk ends in a block from `first_block` on.
+void launch_count(const BulkView& v, std::uint32_t first_block, cudaStream_t stream);
+/// Blocks [first, last): counts into d_counter[0] the finest cells to refine (`assign` false),
+/// or gives each of them block id next + k (k from d_counter[0], zeroed before) and links it.
+void launch_refine(const BulkView& v, std::uint32_t first, std::uint32_t last, std::uint32_t next,
+                   std::uint32_t root_levels, bool assign, cudaStream_t stream);
+/// Sums every block's finest counters up its pyramid (blocks [0, blocks)).
+void launch_reduce(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
+                   cudaStream_t stream);
+/// Level `level` of the breadth-first layout, nodes [begin, begin + n): counts and inner flags.
+void launch_classify(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
+                     std::uint64_t points, cudaStream_t stream);
+/// Its inner nodes (ranks in d_ranks): links, grids and their 8 children from `next` on.
+void launch_emit(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
+                 std::uint32_t next, std::uint32_t inner_begin, cudaStream_t stream);
+/// Every finest counter that is not refined gets the id of the leaf that holds its cell.
+void launch_leaf_links(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
+                       cudaStream_t stream);
+/// Per node: the chunks a leaf's points need (d_chunks), 0 for inner nodes.
+void launch_leaf_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t stream);
+/// After the scan of d_chunks (first chunk of each leaf, from chunk `first`): heads, tails,
+/// next links and chunk owners of the leaves.
+void launch_give_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t stream);
+/// Every point into its leaf.
+void launch_insert(const BulkView& v, cudaStream_t stream);
+
+// Voxelize (voxel_passes.cu).
+/// Samples the leaves' chunks [chunk_begin, chunk_end) of level l + 1 and the voxels
+/// d_below[0, below) of level l + 1 into the grids of their parents at level l, appending the
+/// voxels they set to d_emit (d_counter[0]) and counting them per parent (d_cursor by rank).
+void launch_sample(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                   std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
+                   std::uint32_t below, cudaStream_t stream);
+/// Chunks the voxels of the inner nodes of a level need (ranks [inner_begin, + n)) into
+/// d_chunks[0, n).
+void launch_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                         cudaStream_t stream);
+/// After the scan: their records (count, chunks from `first_chunk` on); d_counter[1] = the
+/// chunks taken.
+void launch_give_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                              std::uint32_t first_chunk, cudaStream_t stream);
+/// After the chunks are backed with memory: their next links.
+void launch_link_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                              cudaStream_t stream);
+/// Writes the emitted voxels d_emit[0, n) into their nodes' chunks.
+void launch_write_voxels(const BulkView& v, std::uint32_t n, cudaStream_t stream);
+
+}  // namespace simlod::detail::cuda::bulk

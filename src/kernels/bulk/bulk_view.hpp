@@ -1,0 +1,90 @@
+// The CUDA bulk builder's counters and scratch as its kernels see them (kernels/bulk/).
+//
+// Split: points are counted into blocks of counters. The root block refines the root cell into
+// kBulkRootLevels levels; a cell of a block's finest level that holds more points than the
+// leaf limit (above the depth limit) gets a block of its own, kBulkBlockLevels levels deeper
+// (CudaLOD's sub-grids), and the points inside it are counted again, until no cell is over the
+// limit. Every block holds the pyramid of its levels j = 1..k (level j: 8^j uint32 counters,
+// Morton-ordered, so a cell's children are the 8 entries at 8 * index), at
+//   block.offset + (8^j - 8) / 7.
+// Beside each counter, `d_node` holds the id of the node at that cell (kNil where none) and, for
+// finest cells, `d_link` what a point there goes on to: kNil while counting, kExtBit | block
+// id for a refined cell, else the id of the leaf that holds it.
+//
+// Nodes are laid out breadth-first, level by level: the inner nodes of a level (in id order,
+// rank r) give children ids level_begin[l + 1] + 8 r + octant, and the grid of the inner node
+// with global rank g (levels before first) is grid g of the store.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/tree/device_layout.hpp"
+#include "kernels/tree/tree_view.hpp"
+#include "simlod/detail/octree_math.hpp"
+
+namespace simlod::detail::cuda::bulk {
+
+inline constexpr std::uint32_t kExtBit = 0x80000000u;
+
+/// A block of counters: 32 bytes, alignment 16.
+struct alignas(16) CountBlock {
+  std::uint32_t level;    ///< offset 0: level of the cell it refines (its levels: level+1..level+k)
+  std::uint32_t k;        ///< offset 4: levels; its finest grid has 2^k cells per axis
+  std::uint32_t x, y, z;  ///< offset 8: position of the refined cell at `level`
+  std::uint32_t pad;
+  std::uint64_t offset;  ///< offset 24: first counter of its pyramid
+};
+static_assert(sizeof(CountBlock) == 32);
+
+/// First counter of level j (1..k) of a pyramid.
+SIMLOD_HD std::uint64_t pyramid_level(std::uint32_t j) {
+  return ((std::uint64_t{1} << (3 * j)) - 8) / 7;
+}
+/// Counters of a pyramid of k levels.
+SIMLOD_HD std::uint64_t pyramid_size(std::uint32_t k) { return pyramid_level(k + 1); }
+
+/// Morton index of q's cell in the finest level of `b`.
+SIMLOD_HD std::uint32_t finest_cell(const QuantPoint& q, const CountBlock& b) {
+  const std::uint32_t shift = kQuantBits - (b.level + b.k);
+  const std::uint32_t mask = (1u << b.k) - 1u;
+  return static_cast<std::uint32_t>(
+      morton_3d((q.x >> shift) & mask, (q.y >> shift) & mask, (q.z >> shift) & mask));
+}
+
+struct BulkView {
+  TreeView tree;
+  const Point* d_points;
+  std::uint32_t points;
+  CountBlock* d_blocks;
+  std::uint32_t* d_count;     ///< pyramid counters
+  std::uint32_t* d_node;      ///< node id per counter
+  std::uint32_t* d_link;      ///< per finest counter: kNil, kExtBit | block, or leaf id
+  std::uint32_t* d_block_of;  ///< per node: its block
+  std::uint32_t* d_index_of;  ///< per node: its index in its block's level (root: 0)
+  std::uint32_t* d_flags;     ///< per node of a level: 1 when inner; then its rank
+  std::uint32_t* d_ranks;
+  std::uint32_t* d_inner;      ///< inner node ids by global rank
+  std::uint32_t* d_cursor;     ///< per node: points inserted / per inner rank: voxels emitted
+  std::uint32_t* d_chunks;     ///< per node: chunks it needs, then (scanned) its first
+  std::uint32_t* d_owner;      ///< per point chunk: the leaf that owns it
+  std::uint32_t* d_counter;    ///< [0] blocks to add / voxels of the level, [1] chunk total
+  VoxelRecord* d_emit;         ///< voxels the level emits (node = the inner node they go to)
+  const VoxelRecord* d_below;  ///< voxels of the level below (node = the inner node holding it)
+  std::uint32_t limit;         ///< max_points_per_leaf
+  std::uint32_t max_depth;
+
+  /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.
+  SIMLOD_HD std::uint32_t walk(const QuantPoint& q, std::uint32_t& block,
+                               std::uint32_t& cell) const {
+    block = 0;
+    for (;;) {
+      const CountBlock b = d_blocks[block];
+      cell = finest_cell(q, b);
+      const std::uint32_t e = d_link[b.offset + pyramid_level(b.k) + cell];
+      if (e == kNil || (e & kExtBit) == 0) return e;
+      block = e & ~kExtBit;
+    }
+  }
+};
+
+}  // namespace simlod::detail::cuda::bulk

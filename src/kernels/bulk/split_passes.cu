@@ -1,0 +1,280 @@
+// The CUDA bulk builder's split passes (kernels/bulk/bulk_view.hpp): counting the points into
+// blocks of counters, refining cells over the leaf limit, the breadth-first node layout, the
+// leaves' chunks and the points written into them.
+#include "kernels/bulk/bulk_passes.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_ops.hpp"
+#include "kernels/tuning.hpp"
+
+namespace simlod::detail::cuda::bulk {
+namespace {
+
+__device__ QuantPoint quantized(const BulkView& v, std::uint32_t i) {
+  const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + i));
+  return quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                  v.tree.quant_scale);
+}
+
+__global__ void count_kernel(BulkView v, std::uint32_t first_block) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i >= v.points) return;
+  std::uint32_t block = 0, cell = 0;
+  (void)v.walk(quantized(v, static_cast<std::uint32_t>(i)), block, cell);
+  if (block < first_block) return;  // counted in an earlier round
+  const CountBlock b = v.d_blocks[block];
+  atomicAdd(v.d_count + b.offset + pyramid_level(b.k) + cell, 1u);
+}
+
+/// Blocks [first, last) by blockIdx.y (strided), their finest cells by blockIdx.x (strided).
+template <class Fn>
+__device__ void for_each_finest(const BulkView& v, std::uint32_t first, std::uint32_t last, Fn fn) {
+  for (std::uint32_t block = first + blockIdx.y; block < last; block += gridDim.y) {
+    const CountBlock b = v.d_blocks[block];
+    const std::uint32_t cells = 1u << (3 * b.k);
+    const std::uint64_t finest = b.offset + pyramid_level(b.k);
+    for (std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < cells;
+         c += gridDim.x * blockDim.x) {
+      fn(b, finest, c);
+    }
+  }
+}
+
+__global__ void refine_kernel(BulkView v, std::uint32_t first, std::uint32_t last,
+                              std::uint32_t next, std::uint64_t root_size, bool assign) {
+  for_each_finest(v, first, last, [&](const CountBlock& b, std::uint64_t finest, std::uint32_t c) {
+    const std::uint32_t level = b.level + b.k;
+    if (v.d_count[finest + c] <= v.limit || level >= v.max_depth) return;
+    const std::uint32_t k = atomicAdd(v.d_counter, 1u);
+    if (!assign) return;
+    const std::uint32_t id = next + k;
+    CountBlock child{};
+    child.level = level;
+    child.k = min_u32(kBulkBlockLevels, v.max_depth - level);
+    child.x = b.x << b.k | compact_bits_3d(c);
+    child.y = b.y << b.k | compact_bits_3d(c >> 1);
+    child.z = b.z << b.k | compact_bits_3d(c >> 2);
+    child.offset = root_size + std::uint64_t{id - 1} * pyramid_size(kBulkBlockLevels);
+    v.d_blocks[id] = child;
+    v.d_link[finest + c] = kExtBit | id;
+  });
+}
+
+/// Level j of the root block from level j + 1.
+__global__ void reduce_root_kernel(BulkView v, std::uint32_t j) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i >= (std::uint64_t{1} << (3 * j))) return;
+  const std::uint32_t* below = v.d_count + pyramid_level(j + 1) + 8 * i;
+  std::uint32_t sum = 0;
+  for (int o = 0; o < 8; ++o) sum += below[o];
+  v.d_count[pyramid_level(j) + i] = sum;
+}
+
+/// Every refining block's pyramid, one CUDA block per counter block (strided).
+__global__ void reduce_blocks_kernel(BulkView v, std::uint32_t blocks) {
+  for (std::uint32_t block = 1 + blockIdx.x; block < blocks; block += gridDim.x) {
+    const CountBlock b = v.d_blocks[block];
+    for (std::uint32_t j = b.k - 1; j >= 1; --j) {
+      std::uint32_t* level = v.d_count + b.offset + pyramid_level(j);
+      const std::uint32_t* below = v.d_count + b.offset + pyramid_level(j + 1);
+      for (std::uint32_t i = threadIdx.x; i < (1u << (3 * j)); i += blockDim.x) {
+        std::uint32_t sum = 0;
+        for (int o = 0; o < 8; ++o) sum += below[8 * i + o];
+        level[i] = sum;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+__global__ void classify_kernel(BulkView v, std::uint32_t level, std::uint32_t begin,
+                                std::uint32_t n, std::uint32_t points) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const std::uint32_t id = begin + t;
+  const CountBlock b = v.d_blocks[v.d_block_of[id]];
+  const std::uint32_t j = level - b.level;
+  std::uint32_t count = points;  // the root
+  if (j > 0) {
+    const std::uint64_t at = b.offset + pyramid_level(j) + v.d_index_of[id];
+    count = v.d_count[at];
+    v.d_node[at] = id;
+  }
+  const bool inner = count > v.limit && level < v.max_depth;
+  v.d_flags[t] = inner ? 1u : 0u;
+  v.tree.d_nodes[id].count = inner ? 0u : count;
+}
+
+__global__ void emit_kernel(BulkView v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
+                            std::uint32_t next, std::uint32_t inner_begin) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n || v.d_flags[t] == 0) return;
+  const std::uint32_t id = begin + t;
+  const std::uint32_t rank = v.d_ranks[t];
+  const std::uint32_t first = next + 8 * rank;
+  v.tree.d_links[id] = NodeLink{first, inner_begin + rank};
+  v.d_inner[inner_begin + rank] = id;
+  const DeviceNode parent = v.tree.d_nodes[id];
+  const std::uint32_t block = v.d_block_of[id];
+  const std::uint32_t index = v.d_index_of[id];
+  const CountBlock b = v.d_blocks[block];
+  std::uint32_t child_block = block;
+  std::uint32_t child_index = index * 8;
+  if (level - b.level == b.k) {  // its cell is refined by a block of its own
+    const std::uint32_t e = v.d_link[b.offset + pyramid_level(b.k) + index];
+    if (e == kNil || (e & kExtBit) == 0) {
+      v.tree.flag(kOverflowNodes);  // a bug: an inner finest cell without its block
+      return;
+    }
+    child_block = e & ~kExtBit;
+    child_index = 0;
+  }
+  for (std::uint32_t o = 0; o < 8; ++o) {
+    const std::uint32_t c = first + o;
+    v.tree.d_nodes[c] = DeviceNode{parent.x * 2 + (o & 1u),
+                                   parent.y * 2 + ((o >> 1) & 1u),
+                                   parent.z * 2 + ((o >> 2) & 1u),
+                                   level + 1,
+                                   0,
+                                   0,
+                                   kNil,
+                                   kNil};
+    v.tree.d_links[c] = NodeLink{kNil, kNil};
+    v.d_block_of[c] = child_block;
+    v.d_index_of[c] = child_index + o;
+  }
+}
+
+__global__ void leaf_links_kernel(BulkView v, std::uint32_t first, std::uint32_t last) {
+  for_each_finest(v, first, last, [&](const CountBlock& b, std::uint64_t finest, std::uint32_t c) {
+    const std::uint32_t e = v.d_link[finest + c];
+    if (e != kNil && (e & kExtBit) != 0) return;  // refined
+    // The deepest node on the cell's chain in this block is its leaf; none at all only when
+    // the root itself is a leaf.
+    std::uint32_t leaf = 0;
+    for (std::uint32_t j = b.k; j >= 1; --j) {
+      const std::uint32_t id = v.d_node[b.offset + pyramid_level(j) + (c >> (3 * (b.k - j)))];
+      if (id != kNil) {
+        leaf = id;
+        break;
+      }
+    }
+    v.d_link[finest + c] = leaf;
+  });
+}
+
+__global__ void leaf_chunks_kernel(BulkView v, std::uint32_t nodes) {
+  const std::uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= nodes) return;
+  const bool leaf = v.tree.d_links[id].first_child == kNil;
+  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  v.d_flags[id] = leaf ? (v.tree.d_nodes[id].count + cap - 1) / cap : 0u;
+}
+
+__global__ void give_chunks_kernel(BulkView v, std::uint32_t nodes) {
+  const std::uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= nodes) return;
+  const std::uint32_t k = v.d_flags[id];
+  if (k == 0) return;
+  const std::uint32_t head = v.d_chunks[id];
+  DeviceNode& n = v.tree.d_nodes[id];
+  n.chunks = k;
+  n.head = head;
+  n.tail = head + k - 1;
+  for (std::uint32_t j = 0; j < k; ++j) {
+    *v.tree.chunk_next(head + j) = j + 1 < k ? head + j + 1 : kNil;
+    v.d_owner[head + j] = id;
+  }
+}
+
+__global__ void insert_kernel(BulkView v) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i >= v.points) return;
+  const auto index = static_cast<std::uint32_t>(i);
+  std::uint32_t block = 0, cell = 0;
+  const std::uint32_t leaf = v.walk(quantized(v, index), block, cell);
+  if (leaf == kNil || (leaf & kExtBit) != 0) {
+    v.tree.flag(kOverflowChunks);  // a bug: a point without its leaf
+    return;
+  }
+  const std::uint32_t slot = node_slot(v.d_cursor, leaf);
+  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  const std::uint32_t chunk = v.tree.d_nodes[leaf].head + slot / cap;
+  const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + index));
+  *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
+}
+
+unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }
+
+/// Grid for for_each_finest over `blocks` counter blocks of up to 8^k cells.
+dim3 finest_grid(std::uint32_t blocks, std::uint32_t k) {
+  const std::uint64_t cells = std::uint64_t{1} << (3 * k);
+  return dim3(blocks_for(cells, kBulkBlock, 4096), blocks < 65535 ? blocks : 65535);
+}
+
+}  // namespace
+
+void launch_count(const BulkView& v, std::uint32_t first_block, cudaStream_t s) {
+  count_kernel<<<blocks_of(v.points), kBulkBlock, 0, s>>>(v, first_block);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk count");
+}
+
+void launch_refine(const BulkView& v, std::uint32_t first, std::uint32_t last, std::uint32_t next,
+                   std::uint32_t root_levels, bool assign, cudaStream_t s) {
+  const std::uint32_t k = first == 0 ? root_levels : kBulkBlockLevels;
+  refine_kernel<<<finest_grid(last - first, k), kBulkBlock, 0, s>>>(
+      v, first, last, next, pyramid_size(root_levels), assign);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk refine");
+}
+
+void launch_reduce(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
+                   cudaStream_t s) {
+  for (std::uint32_t j = root_levels - 1; j >= 1; --j) {
+    reduce_root_kernel<<<blocks_of(std::uint64_t{1} << (3 * j)), kBulkBlock, 0, s>>>(v, j);
+    SIMLOD_CUDA_CHECK_LAUNCH("bulk reduce");
+  }
+  if (blocks > 1) {
+    reduce_blocks_kernel<<<blocks - 1 < 4096 ? blocks - 1 : 4096, kBulkBlock, 0, s>>>(v, blocks);
+    SIMLOD_CUDA_CHECK_LAUNCH("bulk reduce blocks");
+  }
+}
+
+void launch_classify(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
+                     std::uint64_t points, cudaStream_t s) {
+  classify_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, level, begin, n,
+                                                      static_cast<std::uint32_t>(points));
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk classify");
+}
+
+void launch_emit(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
+                 std::uint32_t next, std::uint32_t inner_begin, cudaStream_t s) {
+  emit_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, level, begin, n, next, inner_begin);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk emit");
+}
+
+void launch_leaf_links(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
+                       cudaStream_t s) {
+  leaf_links_kernel<<<finest_grid(1, root_levels), kBulkBlock, 0, s>>>(v, 0, 1);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk leaf links");
+  if (blocks > 1) {
+    leaf_links_kernel<<<finest_grid(blocks - 1, kBulkBlockLevels), kBulkBlock, 0, s>>>(v, 1,
+                                                                                       blocks);
+    SIMLOD_CUDA_CHECK_LAUNCH("bulk leaf links of refining blocks");
+  }
+}
+
+void launch_leaf_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t s) {
+  leaf_chunks_kernel<<<blocks_of(nodes), kBulkBlock, 0, s>>>(v, nodes);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk leaf chunks");
+}
+
+void launch_give_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t s) {
+  give_chunks_kernel<<<blocks_of(nodes), kBulkBlock, 0, s>>>(v, nodes);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk give chunks");
+}
+
+void launch_insert(const BulkView& v, cudaStream_t s) {
+  insert_kernel<<<blocks_of(v.points), kBulkBlock, 0, s>>>(v);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk insert");
+}
+
+}  // namespace simlod::detail::cuda::bulk

@@ -1,0 +1,138 @@
+// The CUDA bulk builder's voxelizing passes: the inner nodes of one level sample their
+// children (the leaves' chunks and the voxels of the inner children, which the level below
+// emitted) into their occupancy grids; the voxels they set get chunks and are written.
+#include "kernels/bulk/bulk_passes.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_ops.hpp"
+#include "kernels/tuning.hpp"
+
+namespace simlod::detail::cuda::bulk {
+namespace {
+
+/// Sets `cell` in the grid of the inner node of global rank `rank`; the caller that set it
+/// emits the voxel.
+__device__ void take(const BulkView& v, std::uint32_t rank, std::uint32_t cell,
+                     std::uint32_t rgba) {
+  std::uint32_t* words = v.tree.grid_words(rank);
+  if ((words[cell >> 5] & (1u << (cell & 31))) != 0) return;  // most cells are taken already
+  if (!set_bit_once(words + (cell >> 5), 1u << (cell & 31))) return;
+  const std::uint32_t slot = node_slot(v.d_cursor, rank);
+  const std::uint32_t at = append_slot(v.d_counter);
+  v.d_emit[at] = VoxelRecord{v.d_inner[rank], slot, cell, rgba};
+}
+
+/// Blocks [0, leaf_chunks) take one leaf chunk each; the rest stride over the voxels below.
+__global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
+                              std::uint32_t inner_begin, std::uint32_t chunk_begin,
+                              std::uint32_t leaf_chunks, std::uint32_t below) {
+  const std::uint32_t g = v.tree.params.grid_bits;
+  if (blockIdx.x < leaf_chunks) {
+    const std::uint32_t chunk = chunk_begin + blockIdx.x;
+    const std::uint32_t leaf = v.d_owner[chunk];
+    const DeviceNode n = v.tree.d_nodes[leaf];
+    const std::uint32_t cap = v.tree.params.chunk_capacity;
+    const std::uint32_t done = (chunk - n.head) * cap;
+    const std::uint32_t m = min_u32(cap, n.count - done);
+    const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
+    const Point* points = v.tree.chunk_data(chunk);
+    for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
+      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+      const QuantPoint q =
+          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                   v.tree.quant_scale);
+      take(v, rank, cell_index(q, level, g), p.w);
+    }
+    return;
+  }
+  const std::uint32_t t = (blockIdx.x - leaf_chunks) * blockDim.x + threadIdx.x;
+  if (t >= below) return;
+  const VoxelRecord r = v.d_below[t];
+  const std::uint32_t rel = r.node - child_begin;
+  take(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), r.rgba);
+}
+
+__global__ void voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  v.d_flags[t] = (v.d_cursor[inner_begin + t] + cap - 1) / cap;
+}
+
+__global__ void give_voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n,
+                                         std::uint32_t first_chunk) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const std::uint32_t k = v.d_flags[t];
+  if (t + 1 == n) v.d_counter[1] = v.d_chunks[t] + k;
+  DeviceNode& node = v.tree.d_nodes[v.d_inner[inner_begin + t]];
+  node.count = v.d_cursor[inner_begin + t];
+  node.chunks = k;
+  if (k == 0) return;
+  node.head = first_chunk + v.d_chunks[t];
+  node.tail = node.head + k - 1;
+}
+
+__global__ void link_voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const DeviceNode node = v.tree.d_nodes[v.d_inner[inner_begin + t]];
+  for (std::uint32_t j = 0; j < node.chunks; ++j) {
+    *v.tree.chunk_next(node.head + j) = j + 1 < node.chunks ? node.head + j + 1 : kNil;
+  }
+}
+
+__global__ void write_voxels_kernel(BulkView v, std::uint32_t n) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const VoxelRecord r = v.d_emit[t];
+  const DeviceNode node = v.tree.d_nodes[r.node];
+  const std::uint32_t g = v.tree.params.grid_bits;
+  const std::uint32_t mask = (1u << g) - 1u;
+  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  const float edge = v.tree.edge;
+  const Point p{cell_centre_axis(node.x, r.cell & mask, node.level, g, edge),
+                cell_centre_axis(node.y, (r.cell >> g) & mask, node.level, g, edge),
+                cell_centre_axis(node.z, r.cell >> (2 * g), node.level, g, edge), r.rgba};
+  v.tree.chunk_data(node.head + r.slot / cap)[r.slot % cap] = p;
+}
+
+unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }
+
+}  // namespace
+
+void launch_sample(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                   std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
+                   std::uint32_t below, cudaStream_t s) {
+  const std::uint32_t leaf_chunks = chunk_end - chunk_begin;
+  const std::uint64_t blocks = leaf_chunks + (std::uint64_t{below} + kBulkBlock - 1) / kBulkBlock;
+  if (blocks == 0) return;
+  sample_kernel<<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
+      v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk sample");
+}
+
+void launch_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                         cudaStream_t s) {
+  voxel_chunks_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, inner_begin, n);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk voxel chunks");
+}
+
+void launch_give_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                              std::uint32_t first_chunk, cudaStream_t s) {
+  give_voxel_chunks_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, inner_begin, n, first_chunk);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk give voxel chunks");
+}
+
+void launch_link_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                              cudaStream_t s) {
+  link_voxel_chunks_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, inner_begin, n);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk link voxel chunks");
+}
+
+void launch_write_voxels(const BulkView& v, std::uint32_t n, cudaStream_t s) {
+  if (n == 0) return;
+  write_voxels_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, n);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk write voxels");
+}
+
+}  // namespace simlod::detail::cuda::bulk

@@ -1,0 +1,141 @@
+// The bulk builder on the CUDA backend: the same tree as the CPU bulk builder and as the
+// incremental builders (node set, leaf points, voxel cells, statistics), with refining blocks
+// (leaves below the root block's 7 levels), at the depth limit, exactly at the leaf limit, from
+// a DeviceBatch, then update() on top; and the refusals (memory, bad points).
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "core/bulk_scenes.hpp"
+#include "gpu/snapshot_compare.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::test {
+namespace {
+
+/// CUDA bulk against CPU bulk (and every invariant of the CUDA tree when `invariants`).
+void expect_bulk_cuda_matches_cpu(const Scene& s, const OctreeConfig& config, bool invariants) {
+  const Octree cpu = Octree::build(s.points, s.bounds, on_backend(config, Backend::Cpu));
+  const Octree gpu = Octree::build(s.points, s.bounds, on_backend(config, Backend::Cuda));
+  ASSERT_EQ(gpu.backend(), Backend::Cuda);
+  expect_same_octree(cpu, gpu);
+  if (::testing::Test::HasFatalFailure() || !invariants) return;
+  const OctreeStats stats = gpu.stats();
+  expect_octree_invariants(gpu.snapshot(), s.points, on_backend(config, Backend::Cuda), &stats);
+  EXPECT_EQ(stats.build.points, s.points.size());
+  EXPECT_GT(stats.build.split_ms, 0.0);
+  EXPECT_GT(stats.build.scratch_bytes, 0u);
+}
+
+TEST(GpuBuild, SameTreeAsCpuInScanOrder) {
+  SIMLOD_REQUIRE_GPU();
+  expect_bulk_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan), small_config(), true);
+}
+
+TEST(GpuBuild, SameTreeAsCpuInMortonOrder) {
+  SIMLOD_REQUIRE_GPU();
+  expect_bulk_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Morton), small_config(), true);
+}
+
+TEST(GpuBuild, SameTreeAsCpuInRandomOrder) {
+  SIMLOD_REQUIRE_GPU();
+  expect_bulk_cuda_matches_cpu(random_scene(1'000'000), small_config(), true);
+}
+
+TEST(GpuBuild, RefiningBlocksInManyRounds) {
+  SIMLOD_REQUIRE_GPU();
+  // A leaf limit of 50 on 10^6 points: cells over the limit far below level 7, refined in
+  // several counting rounds.
+  expect_bulk_cuda_matches_cpu(random_scene(1'000'000), small_config(50, 16, 64), true);
+  expect_bulk_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, 16, 64), true);
+}
+
+TEST(GpuBuild, DepthLimitAndExactLimit) {
+  SIMLOD_REQUIRE_GPU();
+  const OctreeConfig c = small_config(100, 8, 40);
+  expect_bulk_cuda_matches_cpu(one_spot_scene(), c, true);
+  EXPECT_EQ(
+      Octree::build(one_spot_scene().points, one_spot_scene().bounds, on_backend(c, Backend::Cuda))
+          .stats()
+          .depth,
+      24u);
+  expect_bulk_cuda_matches_cpu(octant_scene(100), small_config(100, 8, 30), true);
+  const std::vector<Point> one{{0.5f, 0.5f, 0.5f, 7u}};
+  const Octree single = Octree::build(one, cube_at_origin(1.0), on_backend(c, Backend::Cuda));
+  EXPECT_EQ(single.stats().nodes, 1u);
+  EXPECT_EQ(single.snapshot().nodes[0].points.size(), 1u);
+}
+
+TEST(GpuBuild, TenMillionSameTreeAsIncremental) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = random_scene(10'000'000);
+  OctreeConfig c;
+  c.backend = Backend::Cuda;
+  const Octree bulk = Octree::build(s.points, s.bounds, c);
+  const Octree incremental = build(s.bounds, c, s.points, 1'000'000);
+  expect_same_tree(incremental.snapshot(), bulk.snapshot(), /*colours=*/false);
+  const OctreeStats a = bulk.stats(), b = incremental.stats();
+  EXPECT_EQ(a.nodes, b.nodes);
+  EXPECT_EQ(a.depth, b.depth);
+  EXPECT_EQ(a.voxels, b.voxels);
+  EXPECT_EQ(a.bytes_points, b.bytes_points);
+  EXPECT_EQ(a.bytes_voxels, b.bytes_voxels);
+  EXPECT_EQ(a.bytes_grids, b.bytes_grids);
+}
+
+TEST(GpuBuild, FromADeviceBatch) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = synth_scene(1'000'000, synth::Order::Scan);
+  DeviceBatch batch(s.points.size());
+  fill_device_batch(batch, s.points);
+  const OctreeConfig c = on_backend(small_config(), Backend::Cuda);
+  const Octree from_device = Octree::build(batch, s.bounds, c);
+  EXPECT_EQ(batch.size(), s.points.size());  // left as it was
+  const Octree from_host = Octree::build(s.points, s.bounds, c);
+  expect_same_octree(from_host, from_device);
+  // A CPU octree cannot be built from a DeviceBatch.
+  EXPECT_THROW((void)Octree::build(batch, s.bounds, on_backend(c, Backend::Cpu)), InvalidInput);
+}
+
+TEST(GpuBuild, BuildThenUpdateEqualsBuildingEverything) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = random_scene(2'000'000);
+  const OctreeConfig c = on_backend(small_config(), Backend::Cuda);
+  const std::span<const Point> all(s.points);
+  Octree tree = Octree::build(all.first(800'000), s.bounds, c);
+  insert_all(tree, all.subspan(800'000), 300'000);
+  const Octree everything = Octree::build(all, s.bounds, on_backend(c, Backend::Cpu));
+  expect_same_octree(everything, tree);
+  if (HasFatalFailure()) return;
+  const OctreeStats stats = tree.stats();
+  expect_octree_invariants(tree.snapshot(), all, c, &stats);
+}
+
+TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = synth_scene(1'000'000, synth::Order::Scan);
+  OctreeConfig c = on_backend(small_config(), Backend::Cuda);
+  c.memory_bytes = std::uint64_t{24} << 20;  // holds the tables, not the tree
+  try {
+    (void)Octree::build(s.points, s.bounds, c);
+    FAIL() << "no exception";
+  } catch (const CapacityError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing was built"), std::string::npos) << e.what();
+  }
+  c.memory_bytes = 0;
+  EXPECT_EQ(Octree::build(s.points, s.bounds, c).stats().points, s.points.size());
+  std::vector<Point> bad(s.points.begin(), s.points.begin() + 1000);
+  bad[321].x = std::numeric_limits<float>::infinity();
+  try {
+    (void)Octree::build(bad, s.bounds, c);
+    FAIL() << "no exception";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("point 321"), std::string::npos) << e.what();
+  }
+  DeviceBatch batch(bad.size());
+  fill_device_batch(batch, bad);
+  EXPECT_THROW((void)Octree::build(batch, s.bounds, c), InvalidInput);
+}
+
+}  // namespace
+}  // namespace simlod::test
