@@ -115,7 +115,8 @@ TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {
   SIMLOD_REQUIRE_GPU();
   const Scene& s = synth_scene(1'000'000, synth::Order::Scan);
   OctreeConfig c = on_backend(small_config(), Backend::Cuda);
-  c.memory_bytes = std::uint64_t{24} << 20;  // holds the tables, not the tree
+  c.max_batch_points = 1000;                 // small scratch for the incremental builder
+  c.memory_bytes = std::uint64_t{12} << 20;  // holds the tables, not the 16 MB of points
   try {
     (void)Octree::build(s.points, s.bounds, c);
     FAIL() << "no exception";
@@ -123,6 +124,7 @@ TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {
     EXPECT_NE(std::string(e.what()).find("nothing was built"), std::string::npos) << e.what();
   }
   c.memory_bytes = 0;
+  c.max_batch_points = 1u << 20;
   EXPECT_EQ(Octree::build(s.points, s.bounds, c).stats().points, s.points.size());
   std::vector<Point> bad(s.points.begin(), s.points.begin() + 1000);
   bad[321].x = std::numeric_limits<float>::infinity();

@@ -265,20 +265,37 @@ class Driver {
       const std::uint32_t chunk_end = chunk_begin_[level + 2];
       const std::uint64_t bound = std::min(
           std::uint64_t{chunk_end - chunk_begin} * t_.config.chunk_capacity + below, inner * cells);
-      emit_[current].reserve(std::max<std::uint64_t>(1, bound) * sizeof(VoxelRecord), 0, s_);
-      v_.d_emit = emit_[current].as<VoxelRecord>();
-      v_.d_below = emit_[1 - current].as<VoxelRecord>();
-      zero(v_.d_cursor + inner_begin, std::uint64_t{inner} * 4);
-      zero(v_.d_counter, 8);
-      launch_sample(v_, level, level_begin_[level + 1], inner_begin, chunk_begin, chunk_end, below,
-                    s_);
-      launch_voxel_chunks(v_, inner_begin, inner, s_);
-      scan(inner);
-      launch_give_voxel_chunks(v_, inner_begin, inner, static_cast<std::uint32_t>(chunk_top_), s_);
-      read(v_.d_counter, 2, 0);
-      sync();
-      const std::uint32_t emitted = host()[0];
-      const std::uint64_t chunks = host()[1];
+      // Room for what a level usually emits; a level that emits more runs again with room for
+      // all of it (its grids cleared first), so the records need not be sized for the bound.
+      std::uint64_t room = std::min<std::uint64_t>(
+          bound, std::max<std::uint64_t>({kBulkMinRecords, n_ / 8, 2ull * below}));
+      std::uint32_t emitted = 0;
+      std::uint64_t chunks = 0;
+      for (;;) {
+        emit_[current].reserve(std::max<std::uint64_t>(1, room) * sizeof(VoxelRecord), 0, s_);
+        v_.d_emit = emit_[current].as<VoxelRecord>();
+        v_.emit_capacity = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(kNil, emit_[current].bytes() / sizeof(VoxelRecord)));
+        v_.d_below = emit_[1 - current].as<VoxelRecord>();
+        zero(v_.d_cursor + inner_begin, std::uint64_t{inner} * 4);
+        zero(v_.d_counter, 8);
+        launch_sample(v_, level, level_begin_[level + 1], inner_begin, chunk_begin, chunk_end,
+                      below, s_);
+        launch_voxel_chunks(v_, inner_begin, inner, s_);
+        scan(inner);
+        launch_give_voxel_chunks(v_, inner_begin, inner, static_cast<std::uint32_t>(chunk_top_),
+                                 s_);
+        read(v_.d_counter, 2, 0);
+        sync();
+        emitted = host()[0];
+        chunks = host()[1];
+        if (emitted <= v_.emit_capacity) break;
+        // The grids of this level's inner nodes (consecutive ranks: one range) start over.
+        const std::uint64_t gb = t_.layout.grid_bytes;
+        zero(t_.arena.data() + t_.layout.dynamic_end - std::uint64_t{inner_begin + inner} * gb,
+             std::uint64_t{inner} * gb);
+        room = emitted + emitted / 4;
+      }
       require_chunks(chunk_top_ + chunks, "the voxels' chunks");
       launch_link_voxel_chunks(v_, inner_begin, inner, s_);
       launch_write_voxels(v_, emitted, s_);

@@ -63,14 +63,15 @@ struct BulkView {
   std::uint32_t* d_index_of;  ///< per node: its index in its block's level (root: 0)
   std::uint32_t* d_flags;     ///< per node of a level: 1 when inner; then its rank
   std::uint32_t* d_ranks;
-  std::uint32_t* d_inner;      ///< inner node ids by global rank
-  std::uint32_t* d_cursor;     ///< per node: points inserted / per inner rank: voxels emitted
-  std::uint32_t* d_chunks;     ///< per node: chunks it needs, then (scanned) its first
-  std::uint32_t* d_owner;      ///< per point chunk: the leaf that owns it
-  std::uint32_t* d_counter;    ///< [0] blocks to add / voxels of the level, [1] chunk total
-  VoxelRecord* d_emit;         ///< voxels the level emits (node = the inner node they go to)
-  const VoxelRecord* d_below;  ///< voxels of the level below (node = the inner node holding it)
-  std::uint32_t limit;         ///< max_points_per_leaf
+  std::uint32_t* d_inner;       ///< inner node ids by global rank
+  std::uint32_t* d_cursor;      ///< per node: points inserted / per inner rank: voxels emitted
+  std::uint32_t* d_chunks;      ///< per node: chunks it needs, then (scanned) its first
+  std::uint32_t* d_owner;       ///< per point chunk: the leaf that owns it
+  std::uint32_t* d_counter;     ///< [0] blocks to add / voxels of the level, [1] chunk total
+  VoxelRecord* d_emit;          ///< voxels the level emits (node = the inner node they go to)
+  std::uint32_t emit_capacity;  ///< records d_emit holds; d_counter[0] may count beyond
+  const VoxelRecord* d_below;   ///< voxels of the level below (node = the inner node holding it)
+  std::uint32_t limit;          ///< max_points_per_leaf
   std::uint32_t max_depth;
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.

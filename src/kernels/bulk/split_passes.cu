@@ -4,6 +4,7 @@
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_ops.hpp"
+#include "kernels/common/warp_ops.cuh"
 #include "kernels/tuning.hpp"
 
 namespace simlod::detail::cuda::bulk {
@@ -22,7 +23,12 @@ __global__ void count_kernel(BulkView v, std::uint32_t first_block) {
   (void)v.walk(quantized(v, static_cast<std::uint32_t>(i)), block, cell);
   if (block < first_block) return;  // counted in an earlier round
   const CountBlock b = v.d_blocks[block];
-  atomicAdd(v.d_count + b.offset + pyramid_level(b.k) + cell, 1u);
+  std::uint32_t* counter = v.d_count + b.offset + pyramid_level(b.k) + cell;
+  // One atomic per group of lanes with the same cell: in scan or Morton order most of a warp
+  // counts into one or two cells, and same-address atomics serialise in L2.
+  const unsigned peers =
+      __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(counter));
+  if (static_cast<int>(lane_id()) == __ffs(peers) - 1) atomicAdd(counter, __popc(peers));
 }
 
 /// Blocks [first, last) by blockIdx.y (strided), their finest cells by blockIdx.x (strided).

@@ -1,6 +1,8 @@
 // The CUDA bulk builder's voxelizing passes: the inner nodes of one level sample their
 // children (the leaves' chunks and the voxels of the inner children, which the level below
 // emitted) into their occupancy grids; the voxels they set get chunks and are written.
+#include <cub/block/block_scan.cuh>
+
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_ops.hpp"
@@ -9,46 +11,88 @@
 namespace simlod::detail::cuda::bulk {
 namespace {
 
-/// Sets `cell` in the grid of the inner node of global rank `rank`; the caller that set it
-/// emits the voxel.
-__device__ void take(const BulkView& v, std::uint32_t rank, std::uint32_t cell,
-                     std::uint32_t rgba) {
-  std::uint32_t* words = v.tree.grid_words(rank);
-  if ((words[cell >> 5] & (1u << (cell & 31))) != 0) return;  // most cells are taken already
-  if (!set_bit_once(words + (cell >> 5), 1u << (cell & 31))) return;
-  const std::uint32_t slot = node_slot(v.d_cursor, rank);
-  const std::uint32_t at = append_slot(v.d_counter);
-  v.d_emit[at] = VoxelRecord{v.d_inner[rank], slot, cell, rgba};
+using BlockScan = cub::BlockScan<std::uint32_t, kBulkBlock>;
+
+/// Sets `cell` in the grid of the inner node of global rank `rank`; true for the one caller
+/// that set it, which emits the voxel.
+__device__ bool take(const BulkView& v, std::uint32_t rank, std::uint32_t cell) {
+  std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  const std::uint32_t bit = 1u << (cell & 31);
+  if ((*word & bit) != 0) return false;  // most cells are taken already
+  return set_bit_once(word, bit);
 }
 
-/// Blocks [0, leaf_chunks) take one leaf chunk each; the rest stride over the voxels below.
+/// The block's emitted voxels of one step get consecutive records with one atomic per block
+/// (a single counter for every voxel would serialise millions of atomics on one L2 slice);
+/// `slot` is the voxel's index among its node's voxels. Every thread of the block calls it.
+__device__ void emit(const BulkView& v, BlockScan::TempStorage& scan, std::uint32_t& shared_at,
+                     bool emits, std::uint32_t node, std::uint32_t slot, std::uint32_t cell,
+                     std::uint32_t rgba) {
+  std::uint32_t offset = 0, total = 0;
+  BlockScan(scan).ExclusiveSum(emits ? 1u : 0u, offset, total);
+  if (threadIdx.x == 0 && total > 0) shared_at = atomicAdd(v.d_counter, total);
+  __syncthreads();
+  const std::uint32_t at = shared_at + offset;
+  if (emits && at < v.emit_capacity) v.d_emit[at] = VoxelRecord{node, slot, cell, rgba};
+  __syncthreads();  // shared_at and the scan storage are reused by the next step
+}
+
+/// Blocks [0, leaf_chunks) take one leaf chunk each (one parent per block); the rest take
+/// kBulkBlock voxels below each.
 __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
                               std::uint32_t inner_begin, std::uint32_t chunk_begin,
                               std::uint32_t leaf_chunks, std::uint32_t below) {
+  __shared__ BlockScan::TempStorage scan;
+  __shared__ std::uint32_t shared_at, shared_slot;
   const std::uint32_t g = v.tree.params.grid_bits;
   if (blockIdx.x < leaf_chunks) {
     const std::uint32_t chunk = chunk_begin + blockIdx.x;
     const std::uint32_t leaf = v.d_owner[chunk];
     const DeviceNode n = v.tree.d_nodes[leaf];
     const std::uint32_t cap = v.tree.params.chunk_capacity;
-    const std::uint32_t done = (chunk - n.head) * cap;
-    const std::uint32_t m = min_u32(cap, n.count - done);
+    const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
     const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
+    const std::uint32_t parent = v.d_inner[rank];
     const Point* points = v.tree.chunk_data(chunk);
-    for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
-      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-      const QuantPoint q =
-          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                   v.tree.quant_scale);
-      take(v, rank, cell_index(q, level, g), p.w);
+    for (std::uint32_t step = 0; step < m; step += blockDim.x) {
+      const std::uint32_t s = step + threadIdx.x;
+      bool emits = false;
+      std::uint32_t cell = 0, rgba = 0;
+      if (s < m) {
+        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+        const QuantPoint q =
+            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                     v.tree.quant_scale);
+        cell = cell_index(q, level, g);
+        rgba = p.w;
+        emits = take(v, rank, cell);
+      }
+      // One parent for the whole block: its slots come from one atomic too.
+      std::uint32_t offset = 0, total = 0;
+      BlockScan(scan).ExclusiveSum(emits ? 1u : 0u, offset, total);
+      if (threadIdx.x == 0 && total > 0) shared_slot = atomicAdd(v.d_cursor + rank, total);
+      __syncthreads();
+      const std::uint32_t slot = shared_slot + offset;
+      emit(v, scan, shared_at, emits, parent, slot, cell, rgba);
     }
     return;
   }
   const std::uint32_t t = (blockIdx.x - leaf_chunks) * blockDim.x + threadIdx.x;
-  if (t >= below) return;
-  const VoxelRecord r = v.d_below[t];
-  const std::uint32_t rel = r.node - child_begin;
-  take(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), r.rgba);
+  bool emits = false;
+  std::uint32_t node = 0, slot = 0, cell = 0, rgba = 0;
+  if (t < below) {
+    const VoxelRecord r = v.d_below[t];
+    const std::uint32_t rel = r.node - child_begin;
+    const std::uint32_t rank = inner_begin + rel / 8;
+    cell = parent_cell(r.cell, rel & 7u, g);
+    rgba = r.rgba;
+    emits = take(v, rank, cell);
+    if (emits) {
+      node = v.d_inner[rank];
+      slot = node_slot(v.d_cursor, rank);  // records come in runs of one node
+    }
+  }
+  emit(v, scan, shared_at, emits, node, slot, cell, rgba);
 }
 
 __global__ void voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n) {
@@ -84,7 +128,7 @@ __global__ void link_voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, 
 __global__ void write_voxels_kernel(BulkView v, std::uint32_t n) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const VoxelRecord r = v.d_emit[t];
+  const VoxelRecord r = v.d_emit[t];  // n <= emit_capacity: the driver checked
   const DeviceNode node = v.tree.d_nodes[r.node];
   const std::uint32_t g = v.tree.params.grid_bits;
   const std::uint32_t mask = (1u << g) - 1u;
