@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
   std::uint64_t synthetic = 0, seed = 1, budget = 0;
   std::uint32_t width = 1920, height = 1080;
   float lod = 128.0f;
-  bool hq = false, edl = false;
+  bool hq = false, edl = false, bulk = false;
   std::vector<std::string> views{"overview", "closeup"};
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("--synthetic", synthetic, "render a synthetic scene of N points instead");
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "samples per frame at most (0: no limit)");
   app.add_flag("--hq", hq, "high quality: blend samples near the nearest depth");
   app.add_flag("--edl", edl, "eye-dome lighting");
+  app.add_flag("--bulk", bulk,
+               "read every point first, then build the octree in one go (Octree::build) "
+               "instead of batch by batch");
   std::string color = "auto";
   app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
       ->capture_default_str()
@@ -79,9 +83,12 @@ int main(int argc, char** argv) {
     Source source = open_source(input, synthetic, seed);
     simlod::OctreeConfig config;
     config.backend = backend;
-    simlod::Octree tree = simlod::Octree::create(source.bounds, config);
-    const auto& origin = tree.cube().min;
+    const simlod::Bounds cube = simlod::Octree::root_cube(source.bounds);
+    const auto& origin = cube.min;
+    std::vector<simlod::Point> all;  // --bulk: every point, then one build
     std::vector<simlod::Point> batch(config.max_batch_points);
+    std::optional<simlod::Octree> incremental;
+    if (!bulk) incremental = simlod::Octree::create(source.bounds, config);
     for (;;) {
       const std::size_t n = source.next(batch);
       if (n == 0) break;
@@ -90,8 +97,22 @@ int main(int argc, char** argv) {
         batch[i].y = static_cast<float>(batch[i].y - origin[1]);
         batch[i].z = static_cast<float>(batch[i].z - origin[2]);
       }
-      tree.insert(std::span(batch).first(n));
-      tree.update();
+      if (bulk) {
+        all.insert(all.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(n));
+        continue;
+      }
+      incremental->insert(std::span(batch).first(n));
+      incremental->update();
+    }
+    simlod::Octree tree =
+        bulk ? simlod::Octree::build(all, source.bounds, config) : std::move(*incremental);
+    if (bulk) {
+      const simlod::BuildStats b = tree.stats().build;
+      fmt::print(
+          "simlod-render: bulk build of {} points: split {:.2f} ms, voxelize {:.2f} ms, "
+          "{:.2f} ms in all\n",
+          b.points, b.split_ms, b.voxelize_ms, b.total_ms);
+      std::vector<simlod::Point>().swap(all);
     }
     const simlod::Bounds box = simlod::examples::relative_box(source.bounds, origin);
     const simlod::OctreeStats st = tree.stats();

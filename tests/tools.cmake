@@ -120,7 +120,10 @@ simlod_tool_test(tool_render_synthetic
        "OUT=closeup: [1-9][0-9]* nodes" EXISTS=<WORK>/s-overview.png EXISTS=<WORK>/s-closeup.png
   STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/b --hq --edl
        --budget 5000 --lod 0 --views closeup EXISTS=<WORK>/b-closeup.png
-       ABSENT=<WORK>/b-overview.png)
+       ABSENT=<WORK>/b-overview.png
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/k --bulk
+       "OUT=bulk build of 20000 points" "OUT=20000 points, [0-9]+ nodes, cpu backend"
+       EXISTS=<WORK>/k-overview.png)
 simlod_tool_test(tool_render_ply
   STEP render <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/t
        "OUT=3 points, 1 nodes" EXISTS=<WORK>/t-overview.png)
