@@ -14,12 +14,14 @@ namespace {
 using BlockScan = cub::BlockScan<std::uint32_t, kBulkBlock>;
 
 /// Sets `cell` in the grid of the inner node of global rank `rank`; true for the one caller
-/// that set it, which emits the voxel.
+/// that set it, which emits the voxel. A plain atomicOr per thread: grouping the lanes of one
+/// word first (set_bit_once) costs a match per sample, and ncu showed this pass stalled on
+/// branches with half of each warp idle.
 __device__ bool take(const BulkView& v, std::uint32_t rank, std::uint32_t cell) {
   std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
   const std::uint32_t bit = 1u << (cell & 31);
   if ((*word & bit) != 0) return false;  // most cells are taken already
-  return set_bit_once(word, bit);
+  return (atomicOr(word, bit) & bit) == 0;
 }
 
 /// The block's emitted voxels of one step get consecutive records with one atomic per block
