@@ -128,9 +128,12 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
         static_cast<double>(points.size()) / static_cast<double>(points.size() + voxel_count);
     stats.split_ms += write_ms * share;
     stats.voxelize_ms += write_ms * (1.0 - share);
-    stats.scratch_bytes = points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
-                          voxel_count * sizeof(bulk::CellSample) +
-                          sorted.begin.size() * 2 * sizeof(std::uint64_t);
+    // The sort holds two arrays of 16-byte keys; afterwards the order and the quantised
+    // points (16 bytes a point), the voxel lists and the node ranges.
+    stats.scratch_bytes = std::max<std::uint64_t>(
+        points.size() * 32, points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
+                                voxel_count * sizeof(bulk::CellSample) +
+                                sorted.begin.size() * 2 * sizeof(std::uint64_t));
   } catch (const std::bad_alloc&) {
     throw CapacityError(
         fmt::format("host memory ran out while building the octree of {} points; nothing was built",

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
+#include <utility>
 
 #include "core/cpu/bulk/bulk_tree.hpp"
 #include "core/cpu/tuning.hpp"
@@ -28,31 +29,47 @@ SortKey key_of(const QuantPoint& q, std::uint32_t index) {
           static_cast<std::uint32_t>(morton_3d(q.x & kMask, q.y & kMask, q.z & kMask)), index};
 }
 
-/// Sorts parts of the keys on the pool's workers, then merges neighbouring runs pairwise.
+/// Buckets of the first pass: the top 15 bits of the Morton code (5 octree levels).
+constexpr unsigned kBucketBits = 15;
+
+/// Distributes the keys into buckets by their top bits (a parallel counting sort: per worker
+/// counts, then each worker scatters its part), then sorts every bucket on the pool's workers.
 void parallel_sort(std::vector<SortKey>& keys, PoolView& pool) {
   const std::size_t n = keys.size();
+  constexpr std::size_t kBuckets = std::size_t{1} << kBucketBits;
+  auto bucket = [](const SortKey& k) {
+    return static_cast<std::size_t>(k.hi >> (63 - kBucketBits));
+  };
   const std::size_t parts = std::clamp<std::size_t>(n / kCpuPointGrain, 1, pool.size());
   auto bound = [&](std::size_t part) { return n * part / parts; };
+  std::vector<std::uint64_t> at(parts * kBuckets, 0);  // counts, then each part's first slot
   pool.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t p = lo; p < hi; ++p) {
-      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(bound(p)),
-                keys.begin() + static_cast<std::ptrdiff_t>(bound(p + 1)));
+      std::uint64_t* row = at.data() + p * kBuckets;
+      for (std::size_t i = bound(p); i < bound(p + 1); ++i) ++row[bucket(keys[i])];
     }
   });
-  for (std::size_t width = 1; width < parts; width *= 2) {
-    const std::size_t merges = (parts + 2 * width - 1) / (2 * width);
-    pool.parallel_for(merges, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
-      for (std::size_t m = lo; m < hi; ++m) {
-        const std::size_t first = m * 2 * width;
-        const std::size_t mid = std::min(parts, first + width);
-        const std::size_t last = std::min(parts, first + 2 * width);
-        if (mid == last) continue;
-        std::inplace_merge(keys.begin() + static_cast<std::ptrdiff_t>(bound(first)),
-                           keys.begin() + static_cast<std::ptrdiff_t>(bound(mid)),
-                           keys.begin() + static_cast<std::ptrdiff_t>(bound(last)));
-      }
-    });
+  std::vector<std::uint64_t> begin(kBuckets + 1, 0);
+  std::uint64_t sum = 0;
+  for (std::size_t b = 0; b < kBuckets; ++b) {
+    begin[b] = sum;
+    for (std::size_t p = 0; p < parts; ++p) sum += std::exchange(at[p * kBuckets + b], sum);
   }
+  begin[kBuckets] = sum;
+  std::vector<SortKey> out(n);
+  pool.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t p = lo; p < hi; ++p) {
+      std::uint64_t* row = at.data() + p * kBuckets;
+      for (std::size_t i = bound(p); i < bound(p + 1); ++i) out[row[bucket(keys[i])]++] = keys[i];
+    }
+  });
+  keys.swap(out);
+  pool.parallel_for(kBuckets, 64, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t b = lo; b < hi; ++b) {
+      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(begin[b]),
+                keys.begin() + static_cast<std::ptrdiff_t>(begin[b + 1]));
+    }
+  });
 }
 
 }  // namespace
