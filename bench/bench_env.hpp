@@ -1,8 +1,20 @@
 // Settings of the benchmark programs from environment variables.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
 #include <cstdlib>
+
+/// Registers `fn` captured as `name` with its arguments: one iteration per repetition timed
+/// by the benchmark itself (SetIterationTime), `reps` repetitions, aggregates only, in ms.
+#define SIMLOD_MANUAL_BENCH(reps, fn, name, ...) \
+  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__)       \
+      ->Iterations(1)                            \
+      ->Repetitions(reps)                        \
+      ->UseManualTime()                          \
+      ->ReportAggregatesOnly(true)               \
+      ->Unit(benchmark::kMillisecond)
 
 namespace simlod::bench {
 

@@ -92,13 +92,7 @@ void cpu_build(benchmark::State& state, Order order) {
   }
 }
 
-#define SIMLOD_BUILD_BENCH(fn, name, ...)  \
-  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__) \
-      ->Iterations(1)                      \
-      ->Repetitions(kRepetitions)          \
-      ->UseManualTime()                    \
-      ->ReportAggregatesOnly(true)         \
-      ->Unit(benchmark::kMillisecond)
+#define SIMLOD_BUILD_BENCH(...) SIMLOD_MANUAL_BENCH(kRepetitions, __VA_ARGS__)
 
 SIMLOD_BUILD_BENCH(cuda_build, scan, Order::Scan, false);
 SIMLOD_BUILD_BENCH(cuda_build, morton, Order::Morton, false);

@@ -135,13 +135,7 @@ void cpu_update(benchmark::State& state, Order order) {
   }
 }
 
-#define SIMLOD_OCTREE_BENCH(fn, name, ...) \
-  BENCHMARK_CAPTURE(fn, name, __VA_ARGS__) \
-      ->Iterations(1)                      \
-      ->Repetitions(kRepetitions)          \
-      ->UseManualTime()                    \
-      ->ReportAggregatesOnly(true)         \
-      ->Unit(benchmark::kMillisecond)
+#define SIMLOD_OCTREE_BENCH(...) SIMLOD_MANUAL_BENCH(kRepetitions, __VA_ARGS__)
 
 SIMLOD_OCTREE_BENCH(cuda_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cuda_update, scan, Order::Scan);

@@ -47,12 +47,6 @@ class Buffer {
   std::uint64_t bytes_ = 0;
 };
 
-double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
-  float ms = 0.0f;
-  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
-  return ms;
-}
-
 class Driver {
  public:
   Driver(TreeStore& t, const Point* d_points, std::uint32_t n)
@@ -134,10 +128,11 @@ class Driver {
     cub_.reserve(bytes, 0, s_);
   }
 
-  void scan(std::uint32_t n) {
+  /// Exclusive sum of d_flags[0, n) into `out` (d_chunks unless said).
+  void scan(std::uint32_t n, std::uint32_t* out = nullptr) {
     std::size_t bytes = cub_.bytes();
-    SIMLOD_CUDA_CHECK(
-        cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, v_.d_flags, v_.d_chunks, n, s_));
+    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, v_.d_flags,
+                                                    out != nullptr ? out : v_.d_chunks, n, s_));
   }
 
   /// Room for `blocks` counter blocks (the contents so far kept).
@@ -191,9 +186,7 @@ class Driver {
       const std::uint32_t begin = level_begin_[level];
       const std::uint32_t n = level_begin_[level + 1] - begin;
       launch_classify(v_, level, begin, n, n_, s_);
-      scan(n);
-      SIMLOD_CUDA_CHECK(cudaMemcpyAsync(v_.d_ranks, v_.d_chunks, std::uint64_t{n} * 4,
-                                        cudaMemcpyDeviceToDevice, s_));
+      scan(n, v_.d_ranks);
       read(v_.d_ranks + n - 1, 1, 0);
       read(v_.d_flags + n - 1, 1, 1);
       sync();

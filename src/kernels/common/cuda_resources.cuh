@@ -96,6 +96,12 @@ inline PinnedMemory make_pinned(std::size_t bytes) {
 /// Device memory of `bytes` on the current device; CapacityError naming `what` ("the
 /// framebuffer's depth buffer") when the device has no room for it.
 DeviceMemory make_device(std::size_t bytes, const std::string& what);
+/// Milliseconds between two recorded timing events (waits for `to`).
+inline double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0.0f;
+  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return ms;
+}
 /// A stream that does not synchronise with the legacy default stream.
 inline StreamHandle make_stream() {
   cudaStream_t s = nullptr;

@@ -15,12 +15,6 @@
 namespace simlod::detail::cuda {
 namespace {
 
-double elapsed_ms(cudaEvent_t from, cudaEvent_t to) {
-  float ms = 0.0f;
-  SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
-  return ms;
-}
-
 /// The executor of batch_driver.hpp on the backend's stream.
 class CudaExec {
  public:

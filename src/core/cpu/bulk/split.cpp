@@ -118,12 +118,7 @@ SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> poin
           s.q.begin() + static_cast<std::ptrdiff_t>(hi),
           [&](const QuantPoint& q) { return child_octant(q, parent.level) <= k; });
       const auto next = static_cast<std::uint64_t>(split_at - s.q.begin());
-      CpuNode c;
-      c.level = parent.level + 1;
-      c.x = parent.x * 2 + (k & 1u);
-      c.y = parent.y * 2 + ((k >> 1) & 1u);
-      c.z = parent.z * 2 + ((k >> 2) & 1u);
-      nodes.push_back(c);
+      nodes.push_back(parent.child(k));
       s.begin.push_back(at);
       s.end.push_back(next);
       at = next;

@@ -37,6 +37,16 @@ struct CpuNode {
   std::uint64_t count = 0;
 
   [[nodiscard]] bool leaf() const { return first_child == kNone; }
+
+  /// The record of its child in `octant` (detail::child_octant): a leaf without samples.
+  [[nodiscard]] CpuNode child(std::uint32_t octant) const {
+    CpuNode c;
+    c.level = level + 1;
+    c.x = x * 2 + (octant & 1u);
+    c.y = y * 2 + ((octant >> 1) & 1u);
+    c.z = z * 2 + ((octant >> 2) & 1u);
+    return c;
+  }
 };
 
 struct NodeScratch {

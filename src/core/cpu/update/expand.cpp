@@ -83,12 +83,7 @@ void Updater::split(Batch& b, std::uint32_t leaf) {
   const std::uint32_t grid = grids_.acquire();
   const auto first = static_cast<std::uint32_t>(nodes_.size());
   for (std::uint32_t k = 0; k < 8; ++k) {
-    CpuNode c;
-    c.level = before.level + 1;
-    c.x = before.x * 2 + (k & 1u);
-    c.y = before.y * 2 + ((k >> 1) & 1u);
-    c.z = before.z * 2 + ((k >> 2) & 1u);
-    nodes_.push_back(c);
+    nodes_.push_back(before.child(k));
     scratch_.emplace_back();
   }
   // Its stored points join the batch; they walk on from this node in the next round.
