@@ -137,6 +137,8 @@ TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {
   DeviceBatch batch(bad.size());
   fill_device_batch(batch, bad);
   EXPECT_THROW((void)Octree::build(batch, s.bounds, c), InvalidInput);
+  DeviceBatch empty(16);  // no points committed
+  EXPECT_THROW((void)Octree::build(empty, s.bounds, c), InvalidInput);
 }
 
 }  // namespace
