@@ -8,6 +8,8 @@
 //                                 0 leaves it out)
 //   SIMLOD_BENCH_CPU_POINTS       points of the CPU runs (default 10,000,000)
 //
+// Runs named *_random_colour / *_average_colour build with Sampling::Random / Average.
+//
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
 // whole build() call), memory per input point of the finished tree (B_per_pt_tree) and of the
 // builder's scratch (B_per_pt_scratch), nodes and depth. Median of 5 after a warm-up build.
@@ -52,7 +54,8 @@ void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n
   state.counters["depth"] = s.depth;
 }
 
-void cuda_build(benchmark::State& state, Order order, bool large) {
+void cuda_build(benchmark::State& state, Order order, bool large,
+                simlod::Sampling sampling = simlod::Sampling::FirstCome) {
   if (simlod::cuda_device_count() == 0) {
     state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
     return;
@@ -62,6 +65,7 @@ void cuda_build(benchmark::State& state, Order order, bool large) {
   const auto& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cuda;
+  config.sampling = sampling;
   auto batch = std::make_unique<simlod::DeviceBatch>(n, config.device);
   for (std::size_t at = 0; at < n;) {
     const auto piece = batch->piece();
@@ -81,11 +85,13 @@ void cuda_build(benchmark::State& state, Order order, bool large) {
   }
 }
 
-void cpu_build(benchmark::State& state, Order order) {
+void cpu_build(benchmark::State& state, Order order,
+               simlod::Sampling sampling = simlod::Sampling::FirstCome) {
   const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
   const auto& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cpu;
+  config.sampling = sampling;
   for (auto _ : state) {
     const simlod::Octree tree = simlod::Octree::build(s.points, s.bounds, config);
     report(state, tree, n);
@@ -98,8 +104,20 @@ SIMLOD_BUILD_BENCH(cuda_build, scan, Order::Scan, false);
 SIMLOD_BUILD_BENCH(cuda_build, morton, Order::Morton, false);
 SIMLOD_BUILD_BENCH(cuda_build, random, Order::Random, false);
 SIMLOD_BUILD_BENCH(cuda_build, scan_large, Order::Scan, true);
+SIMLOD_BUILD_BENCH(cuda_build, scan_random_colour, Order::Scan, false, simlod::Sampling::Random);
+SIMLOD_BUILD_BENCH(cuda_build, scan_average_colour, Order::Scan, false, simlod::Sampling::Average);
+SIMLOD_BUILD_BENCH(cuda_build, random_random_colour, Order::Random, false,
+                   simlod::Sampling::Random);
+SIMLOD_BUILD_BENCH(cuda_build, random_average_colour, Order::Random, false,
+                   simlod::Sampling::Average);
+SIMLOD_BUILD_BENCH(cuda_build, scan_large_random_colour, Order::Scan, true,
+                   simlod::Sampling::Random);
+SIMLOD_BUILD_BENCH(cuda_build, scan_large_average_colour, Order::Scan, true,
+                   simlod::Sampling::Average);
 SIMLOD_BUILD_BENCH(cpu_build, scan, Order::Scan);
 SIMLOD_BUILD_BENCH(cpu_build, random, Order::Random);
+SIMLOD_BUILD_BENCH(cpu_build, scan_random_colour, Order::Scan, simlod::Sampling::Random);
+SIMLOD_BUILD_BENCH(cpu_build, scan_average_colour, Order::Scan, simlod::Sampling::Average);
 
 }  // namespace
 

@@ -69,6 +69,12 @@ int main(int argc, char** argv) {
   app.add_flag("--bulk", bulk,
                "read every point first, then build the octree in one go (Octree::build) "
                "instead of batch by batch");
+  std::string sampling = "first";
+  app.add_option("--sampling", sampling,
+                 "voxel colours: first (first-come), random (a random point of the cell) or "
+                 "average (the mean of the cell's points); random and average imply --bulk")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"first", "random", "average"}));
   std::string color = "auto";
   app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
       ->capture_default_str()
@@ -83,6 +89,10 @@ int main(int argc, char** argv) {
     Source source = open_source(input, synthetic, seed);
     simlod::OctreeConfig config;
     config.backend = backend;
+    if (sampling != "first") {
+      config.sampling = sampling == "random" ? simlod::Sampling::Random : simlod::Sampling::Average;
+      bulk = true;  // the incremental builder samples first-come
+    }
     const simlod::Bounds cube = simlod::Octree::root_cube(source.bounds);
     const auto& origin = cube.min;
     std::vector<simlod::Point> all;  // --bulk: every point, then one build

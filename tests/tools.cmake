@@ -123,7 +123,9 @@ simlod_tool_test(tool_render_synthetic
        ABSENT=<WORK>/b-overview.png
   STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/k --bulk
        "OUT=bulk build of 20000 points" "OUT=20000 points, [0-9]+ nodes, cpu backend"
-       EXISTS=<WORK>/k-overview.png)
+       EXISTS=<WORK>/k-overview.png
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/a
+       --sampling average "OUT=bulk build of 20000 points" EXISTS=<WORK>/a-overview.png)
 simlod_tool_test(tool_render_ply
   STEP render <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/t
        "OUT=3 points, 1 nodes" EXISTS=<WORK>/t-overview.png)
@@ -132,7 +134,8 @@ simlod_tool_test(tool_render_errors
   STEP render --synthetic 100 --backend cpu --views sideways -o <WORK>/x RC=1
        "ERR=^simlod-render: error: unknown view 'sideways'"
   STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu"
-  STEP render --synthetic 100 --backend cpu --color height RC=105 "ERR=--color: height not in")
+  STEP render --synthetic 100 --backend cpu --color height RC=105 "ERR=--color: height not in"
+  STEP render --synthetic 100 --backend cpu --sampling mean RC=105 "ERR=--sampling: mean not in")
 # Colour by elevation: asked for, and by default for a file without colour.
 simlod_tool_test(tool_render_elevation NEEDS_DATA
   STEP render <DATA>/haystack_rock.las --backend cpu --width 64 --height 48 --views overview

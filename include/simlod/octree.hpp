@@ -22,8 +22,19 @@
 
 namespace simlod {
 
+/// How a voxel gets its colour from the original points below its cell
+/// (include/simlod/detail/sampling.hpp states the arithmetic).
 enum class Sampling {
-  FirstCome,  ///< a voxel takes the colour of the first point that reaches its cell
+  /// The colour of the first point (or child voxel) that reaches the cell: no extra memory
+  /// or work, but order-dependent, and in a race on the GPU.
+  FirstCome,
+  /// The colour of one of the cell's points, each about equally likely: the point with the
+  /// largest hash of (position, sampling_seed). Independent of the order, the batching, the
+  /// builder and the backend. Octree::build only, for now.
+  Random,
+  /// The mean colour of every point below the cell (exact integer sums, each channel rounded
+  /// half up): smooth, and identical in every builder and backend. Octree::build only, for now.
+  Average,
 };
 
 struct OctreeConfig {
@@ -48,7 +59,10 @@ struct OctreeConfig {
   bool back_memory_at_create = false;
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
+  /// Voxel colours. Random and Average are built by Octree::build; create() refuses them, and
+  /// an octree built with them refuses insert() (its voxels would mix two filters).
   Sampling sampling = Sampling::FirstCome;
+  std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the
   /// octree must be on the same device.
@@ -161,7 +175,8 @@ class Octree {
  public:
   /// Creates an empty octree over `cube` (file coordinates; made a cube by Bounds::cube()).
   /// A cube of zero size (bounds of one point) is widened to an edge of 1.
-  /// Throws InvalidInput for a bad configuration or an empty/non-finite cube, CudaError when
+  /// Throws InvalidInput for a bad configuration (also a sampling other than FirstCome: the
+  /// incremental builder samples first-come) or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
 
@@ -171,7 +186,8 @@ class Octree {
   /// takes them. The result equals create(cube, config) followed by insert() and update() of
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
   /// voxel colours may come from other points of their cell), and it is a normal octree: it
-  /// renders, and update() inserts more batches into it. stats().build holds the timings.
+  /// renders, and update() inserts more batches into it (Sampling::FirstCome; filtered voxel
+  /// colours, config.sampling, are built here only). stats().build holds the timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the

@@ -20,6 +20,11 @@ constexpr std::size_t kSpareBuffers = 2;
 
 Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   detail::validate_config(config);
+  if (config.sampling != Sampling::FirstCome) {
+    throw InvalidInput(
+        "octree config: the incremental builder (create, insert, update) samples first-come; "
+        "Sampling::Random and Sampling::Average are built by Octree::build");
+  }
   auto impl = std::make_unique<detail::OctreeImpl>();
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
@@ -51,6 +56,7 @@ detail::OctreeImpl& Octree::impl() const {
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
+  detail::require_first_come(s);
   detail::validate_batch(batch, s.geometry, "queued");
   if (batch.empty()) return;
   const std::size_t limit = s.config.max_batch_points;
@@ -153,8 +159,17 @@ void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
+void require_first_come(const OctreeImpl& s) {
+  if (s.config.sampling == Sampling::FirstCome) return;
+  throw InvalidInput(fmt::format(
+      "this octree was built with {} voxel colours, which the incremental builder does not keep "
+      "up to date; nothing was inserted (build all points at once, or use Sampling::FirstCome)",
+      s.config.sampling == Sampling::Random ? "Sampling::Random" : "Sampling::Average"));
+}
+
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
                       UpdateStats& stats) {
+  require_first_come(s);
   std::size_t inserted = begin;
   std::size_t piece = end - begin;
   bool split = false;

@@ -29,6 +29,10 @@ struct OctreeImpl {
   std::string failure;
 };
 
+/// Throws InvalidInput unless the octree samples first-come (the only filter the incremental
+/// builder keeps).
+void require_first_come(const OctreeImpl& s);
+
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
 /// once, or, when the backend refuses them with CapacityError (all or nothing), in halves
 /// until the pieces fit. Adds the batch's device times to `stats`. Throws CapacityError when a

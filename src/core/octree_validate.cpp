@@ -28,7 +28,8 @@ void validate_config(const OctreeConfig& c) {
     bad(fmt::format("memory_fraction = {} must be in (0, 1]", c.memory_fraction));
   }
   if (c.max_batch_points < 1) bad("max_batch_points must be at least 1");
-  if (c.sampling != Sampling::FirstCome) {
+  if (c.sampling != Sampling::FirstCome && c.sampling != Sampling::Random &&
+      c.sampling != Sampling::Average) {
     bad(fmt::format("unknown sampling value {}", static_cast<int>(c.sampling)));
   }
 }

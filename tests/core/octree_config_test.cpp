@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/octree_check.hpp"
 #include "core/octree_test_util.hpp"
@@ -70,6 +71,21 @@ TEST(OctreeConfig, LimitsOfTheValidRangeAreAccepted) {
     c.memory_fraction = 1.0;
     EXPECT_NO_THROW((void)Octree::create(unit_box(), c));
   }
+}
+
+TEST(OctreeConfig, FilteredSamplingIsForTheBulkBuilder) {
+  const std::vector<Point> points{{1.0f, 1.0f, 1.0f, 7u}, {9.0f, 4.0f, 1.0f, 9u}};
+  for (const Sampling s : {Sampling::Random, Sampling::Average}) {
+    OctreeConfig c = small_config();
+    c.sampling = s;
+    c.sampling_seed = 0;  // any seed is valid
+    EXPECT_EQ(Octree::build(points, unit_box(), c).config().sampling, s);
+    // A known value: create() refuses it naming the builder that takes it.
+    expect_invalid(c, "Octree::build");
+  }
+  OctreeConfig c = small_config();
+  c.sampling = static_cast<Sampling>(3);
+  EXPECT_THROW((void)Octree::build(points, unit_box(), c), InvalidInput);
 }
 
 TEST(OctreeConfig, BadCubesAreInvalidInput) {

@@ -1,10 +1,13 @@
 // The bulk builder on the CUDA backend: the same tree as the CPU bulk builder and as the
 // incremental builders (node set, leaf points, voxel cells, statistics), with refining blocks
 // (leaves below the root block's 7 levels), at the depth limit, exactly at the leaf limit, from
-// a DeviceBatch, then update() on top; and the refusals (memory, bad points).
+// a DeviceBatch, then update() on top; filtered voxel colours (Sampling::Random, Average) equal
+// to the CPU's voxel by voxel; and the refusals (memory, bad points).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
+#include <map>
 
 #include "core/bulk_scenes.hpp"
 #include "gpu/snapshot_compare.hpp"
@@ -12,6 +15,24 @@
 
 namespace simlod::test {
 namespace {
+
+/// Inner nodes of `cpu` and `gpu` (the same node set) hold the same voxels in the same order.
+void expect_same_voxels_in_order(const NodeSnapshot& cpu, const NodeSnapshot& gpu) {
+  std::map<NodeKey, std::size_t> index;
+  for (std::size_t i = 0; i < gpu.nodes.size(); ++i) index[key_of(gpu.nodes[i])] = i;
+  for (const NodeSnapshot::Node& a : cpu.nodes) {
+    const NodeSnapshot::Node& b = gpu.nodes[index.at(key_of(a))];
+    ASSERT_EQ(a.voxels.size(), b.voxels.size()) << "level " << a.level;
+    for (std::size_t i = 0; i < a.voxels.size(); ++i) {
+      const Point &va = a.voxels[i], &vb = b.voxels[i];
+      ASSERT_TRUE(va.x == vb.x && va.y == vb.y && va.z == vb.z && va.rgba == vb.rgba)
+          << "node at level " << a.level << " (" << a.position[0] << ", " << a.position[1] << ", "
+          << a.position[2] << "), voxel " << i << ": CPU (" << va.x << ", " << va.y << ", " << va.z
+          << ", " << va.rgba << "), CUDA (" << vb.x << ", " << vb.y << ", " << vb.z << ", "
+          << vb.rgba << ")";
+    }
+  }
+}
 
 /// CUDA bulk against CPU bulk (and every invariant of the CUDA tree when `invariants`).
 void expect_bulk_cuda_matches_cpu(const Scene& s, const OctreeConfig& config, bool invariants) {
@@ -25,6 +46,21 @@ void expect_bulk_cuda_matches_cpu(const Scene& s, const OctreeConfig& config, bo
   EXPECT_EQ(stats.build.points, s.points.size());
   EXPECT_GT(stats.build.split_ms, 0.0);
   EXPECT_GT(stats.build.scratch_bytes, 0u);
+}
+
+/// CUDA bulk against CPU bulk with a voxel filter: the same tree, and every inner node's voxels
+/// equal in order, colours included (both backends emit voxels in cell order, and the filters'
+/// integer arithmetic leaves no room for a difference).
+void expect_filtered_cuda_matches_cpu(const Scene& s, OctreeConfig config, Sampling mode,
+                                      std::uint32_t seed = 1) {
+  config.sampling = mode;
+  config.sampling_seed = seed;
+  const Octree cpu = Octree::build(s.points, s.bounds, on_backend(config, Backend::Cpu));
+  const Octree gpu = Octree::build(s.points, s.bounds, on_backend(config, Backend::Cuda));
+  ASSERT_EQ(gpu.backend(), Backend::Cuda);
+  expect_same_octree(cpu, gpu);
+  if (::testing::Test::HasFatalFailure()) return;
+  expect_same_voxels_in_order(cpu.snapshot(), gpu.snapshot());
 }
 
 TEST(GpuBuild, SameTreeAsCpuInScanOrder) {
@@ -109,6 +145,46 @@ TEST(GpuBuild, BuildThenUpdateEqualsBuildingEverything) {
   if (HasFatalFailure()) return;
   const OctreeStats stats = tree.stats();
   expect_octree_invariants(tree.snapshot(), all, c, &stats);
+}
+
+TEST(GpuBuild, RandomSamplingEqualsCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const Sampling r = Sampling::Random;
+  expect_filtered_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan), small_config(), r);
+  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), small_config(), r, 0xC0FFEEu);
+  expect_filtered_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, 16, 64), r, 7);
+  // Equal positions share a hash: the larger colour must win on both (ties in atomicMax).
+  expect_filtered_cuda_matches_cpu(one_spot_scene(), small_config(100, 8, 40), r, 0);
+  // The same from a DeviceBatch (no upload).
+  const Scene& s = synth_scene(1'000'000, synth::Order::Morton);
+  DeviceBatch batch(s.points.size());
+  fill_device_batch(batch, s.points);
+  OctreeConfig c = small_config();
+  c.sampling = r;
+  const Octree cpu = Octree::build(s.points, s.bounds, c);
+  const Octree gpu = Octree::build(batch, s.bounds, on_backend(c, Backend::Cuda));
+  expect_same_octree(cpu, gpu);
+  if (HasFatalFailure()) return;
+  expect_same_voxels_in_order(cpu.snapshot(), gpu.snapshot());
+}
+
+TEST(GpuBuild, AverageSamplingEqualsCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const Sampling a = Sampling::Average;
+  expect_filtered_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan), small_config(), a);
+  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), small_config(), a);
+  expect_filtered_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, 16, 64), a);
+  expect_filtered_cuda_matches_cpu(one_spot_scene(), small_config(100, 8, 40), a);
+  // The default configuration (grid 128, 50k points a leaf): large cells of many points.
+  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), OctreeConfig{}, a);
+  // A CUDA octree with filtered colours refuses the incremental builder too.
+  OctreeConfig c = on_backend(small_config(), Backend::Cuda);
+  c.sampling = a;
+  const Scene& s = one_spot_scene();
+  Octree tree = Octree::build(s.points, s.bounds, c);
+  EXPECT_THROW(tree.insert(s.points), InvalidInput);
+  EXPECT_THROW((void)tree.insert_now(s.points), InvalidInput);
+  EXPECT_EQ(tree.stats().points, s.points.size());
 }
 
 TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {

@@ -96,7 +96,7 @@ class Driver {
   std::uint64_t scratch_bytes() const {
     std::uint64_t sum = 0;
     for (const Buffer* b : {&blocks_, &count_, &node_, &link_, &per_node_, &inner_, &owner_,
-                            &emit_[0], &emit_[1], &cub_}) {
+                            &emit_[0], &emit_[1], &acc_[0], &acc_[1], &groups_, &cub_}) {
       sum += b->bytes();
     }
     return sum;
@@ -248,56 +248,132 @@ class Driver {
   void voxelize() {
     zero(t_.arena.data() + high_begin_, t_.layout.dynamic_end - high_begin_);
     chunk_top_ = point_chunks_;
-    const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
+    v_.sampling = t_.config.sampling;
+    v_.seed = t_.config.sampling_seed;
     int current = 0;
     std::uint32_t below = 0;
     for (std::uint32_t level = depth_; level-- > 0;) {
-      const std::uint32_t inner_begin = inner_begin_[level];
-      const std::uint32_t inner = inner_begin_[level + 1] - inner_begin;
-      const std::uint32_t chunk_begin = chunk_begin_[level + 1];
-      const std::uint32_t chunk_end = chunk_begin_[level + 2];
-      const std::uint64_t bound = std::min(
-          std::uint64_t{chunk_end - chunk_begin} * t_.config.chunk_capacity + below, inner * cells);
-      // Room for what a level usually emits; a level that emits more runs again with room for
-      // all of it (its grids cleared first), so the records need not be sized for the bound.
-      std::uint64_t room = std::min<std::uint64_t>(
-          bound, std::max<std::uint64_t>({kBulkMinRecords, n_ / 8, 2ull * below}));
-      std::uint32_t emitted = 0;
-      std::uint64_t chunks = 0;
-      for (;;) {
-        emit_[current].reserve(std::max<std::uint64_t>(1, room) * sizeof(VoxelRecord), 0, s_);
-        v_.d_emit = emit_[current].as<VoxelRecord>();
-        v_.emit_capacity = static_cast<std::uint32_t>(
-            std::min<std::uint64_t>(kNil, emit_[current].bytes() / sizeof(VoxelRecord)));
-        v_.d_below = emit_[1 - current].as<VoxelRecord>();
-        zero(v_.d_cursor + inner_begin, std::uint64_t{inner} * 4);
-        zero(v_.d_counter, 8);
-        launch_sample(v_, level, level_begin_[level + 1], inner_begin, chunk_begin, chunk_end,
-                      below, s_);
-        launch_voxel_chunks(v_, inner_begin, inner, s_);
-        scan(inner);
-        launch_give_voxel_chunks(v_, inner_begin, inner, static_cast<std::uint32_t>(chunk_top_),
-                                 s_);
-        read(v_.d_counter, 2, 0);
-        sync();
-        emitted = host()[0];
-        chunks = host()[1];
-        if (emitted <= v_.emit_capacity) break;
-        // The grids of this level's inner nodes (consecutive ranks: one range) start over.
-        const std::uint64_t gb = t_.layout.grid_bytes;
-        zero(t_.arena.data() + t_.layout.dynamic_end - std::uint64_t{inner_begin + inner} * gb,
-             std::uint64_t{inner} * gb);
-        room = emitted + emitted / 4;
-      }
-      require_chunks(chunk_top_ + chunks, "the voxels' chunks");
-      launch_link_voxel_chunks(v_, inner_begin, inner, s_);
-      launch_write_voxels(v_, emitted, s_);
-      chunk_top_ += chunks;
-      voxel_chunks_ += chunks;
+      const Level l{level,
+                    level_begin_[level + 1],
+                    inner_begin_[level],
+                    inner_begin_[level + 1] - inner_begin_[level],
+                    chunk_begin_[level + 1],
+                    chunk_begin_[level + 2]};
+      v_.d_below = emit_[1 - current].as<VoxelRecord>();
+      const std::uint32_t emitted = v_.sampling == Sampling::FirstCome
+                                        ? first_come_level(l, below, current)
+                                        : filtered_level(l, below, current);
       voxels_ += emitted;
       below = emitted;
       current = 1 - current;
     }
+  }
+
+  /// A level of inner nodes to voxelize: their level, the first id of the level below, their
+  /// ranks, and the chunks of the leaves below.
+  struct Level {
+    std::uint32_t level, child_begin, inner_begin, inner, chunk_begin, chunk_end;
+  };
+
+  /// Takes `chunks` more chunks for voxels (after the memory check) and links them.
+  void take_voxel_chunks(const Level& l, std::uint64_t chunks) {
+    require_chunks(chunk_top_ + chunks, "the voxels' chunks");
+    launch_link_voxel_chunks(v_, l.inner_begin, l.inner, s_);
+    chunk_top_ += chunks;
+    voxel_chunks_ += chunks;
+  }
+
+  /// First-come: the first sample of a cell emits its voxel. Returns the voxels emitted.
+  std::uint32_t first_come_level(const Level& l, std::uint32_t below, int current) {
+    const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
+    const std::uint64_t bound =
+        std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.config.chunk_capacity + below,
+                 l.inner * cells);
+    // Room for what a level usually emits; a level that emits more runs again with room for
+    // all of it (its grids cleared first), so the records need not be sized for the bound.
+    std::uint64_t room = std::min<std::uint64_t>(
+        bound, std::max<std::uint64_t>({kBulkMinRecords, n_ / 8, 2ull * below}));
+    std::uint32_t emitted = 0;
+    std::uint64_t chunks = 0;
+    for (;;) {
+      emit_[current].reserve(std::max<std::uint64_t>(1, room) * sizeof(VoxelRecord), 0, s_);
+      v_.d_emit = emit_[current].as<VoxelRecord>();
+      v_.emit_capacity = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(kNil, emit_[current].bytes() / sizeof(VoxelRecord)));
+      zero(v_.d_cursor + l.inner_begin, std::uint64_t{l.inner} * 4);
+      zero(v_.d_counter, 8);
+      launch_sample(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                    s_);
+      give_voxel_chunks(l);
+      read(v_.d_counter, 2, 0);
+      sync();
+      emitted = host()[0];
+      chunks = host()[1];
+      if (emitted <= v_.emit_capacity) break;
+      // The grids of this level's inner nodes (consecutive ranks: one range) start over.
+      const std::uint64_t gb = t_.layout.grid_bytes;
+      zero(t_.arena.data() + t_.layout.dynamic_end - std::uint64_t{l.inner_begin + l.inner} * gb,
+           std::uint64_t{l.inner} * gb);
+      room = emitted + emitted / 4;
+    }
+    take_voxel_chunks(l, chunks);
+    launch_write_voxels(v_, emitted, s_);
+    return emitted;
+  }
+
+  /// The chunks of the level's inner nodes for their d_cursor voxels; d_counter[1] = the total.
+  void give_voxel_chunks(const Level& l) {
+    launch_voxel_chunks(v_, l.inner_begin, l.inner, s_);
+    scan(l.inner);
+    launch_give_voxel_chunks(v_, l.inner_begin, l.inner, static_cast<std::uint32_t>(chunk_top_),
+                             s_);
+  }
+
+  /// Random or Average: mark the cells, index them in cell order, fold every sample into its
+  /// voxel's accumulator, emit. Returns the voxels emitted.
+  std::uint32_t filtered_level(const Level& l, std::uint32_t below, int current) {
+    const std::uint64_t words_per_grid = t_.layout.grid_bytes / 4;
+    const std::uint64_t words = words_per_grid * l.inner;
+    const std::uint64_t groups = (words + 7) / 8;
+    v_.d_level_words = t_.writer.grid_words(l.inner_begin + l.inner - 1);
+    launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                  false, s_);
+    groups_.reserve((groups + 1) * 8, 0, s_);
+    auto* counts = groups_.as<std::uint32_t>();
+    auto* prefix = counts + groups + 1;
+    std::size_t bytes = 0;
+    SIMLOD_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts, prefix, groups + 1, s_));
+    cub_.reserve(bytes, 0, s_);
+    launch_groups(v_, words, counts, s_);
+    bytes = cub_.bytes();
+    SIMLOD_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, counts, prefix, groups + 1, s_));
+    v_.d_groups = prefix;
+    launch_filter_counts(v_, l.inner_begin, l.inner, words_per_grid, s_);
+    zero(v_.d_counter, 8);
+    give_voxel_chunks(l);
+    read(prefix + groups, 1, 0);
+    read(v_.d_counter + 1, 1, 1);
+    sync();
+    const std::uint32_t total = host()[0];
+    const std::uint64_t chunks = host()[1];
+    const std::uint64_t acc_bytes =
+        v_.sampling == Sampling::Random ? sizeof(std::uint64_t) : sizeof(ColourSum);
+    emit_[current].reserve(std::max<std::uint32_t>(1, total) * sizeof(VoxelRecord), 0, s_);
+    acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
+    v_.d_emit = emit_[current].as<VoxelRecord>();
+    v_.emit_capacity = total;
+    v_.d_keys = acc_[current].as<std::uint64_t>();
+    v_.d_sums = acc_[current].as<ColourSum>();
+    v_.d_keys_below = acc_[1 - current].as<std::uint64_t>();
+    v_.d_sums_below = acc_[1 - current].as<ColourSum>();
+    take_voxel_chunks(l, chunks);
+    zero(acc_[current].as<void>(), std::uint64_t{total} * acc_bytes);
+    launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                  true, s_);
+    launch_filter_emit(v_, l.inner_begin, l.inner, words_per_grid, s_);
+    return total;
   }
 
   void finish() {
@@ -339,6 +415,9 @@ class Driver {
       owner_{"the bulk build's chunk owners"}, cub_{"the bulk build's scan scratch"};
   Buffer emit_[2] = {Buffer{"the bulk build's voxel records"},
                      Buffer{"the bulk build's voxel records"}};
+  Buffer acc_[2] = {Buffer{"the bulk build's voxel accumulators"},
+                    Buffer{"the bulk build's voxel accumulators"}};
+  Buffer groups_{"the bulk build's voxel index"};
   std::uint32_t block_count_ = 0;
   std::uint64_t entries_ = 0;
   std::vector<std::uint32_t> level_begin_, inner_begin_, chunk_begin_;

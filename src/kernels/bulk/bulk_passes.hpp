@@ -58,4 +58,21 @@ void launch_link_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std:
 /// Writes the emitted voxels d_emit[0, n) into their nodes' chunks.
 void launch_write_voxels(const BulkView& v, std::uint32_t n, cudaStream_t stream);
 
+// Filtered voxelize (filter_passes.cu; Sampling::Random and Average), over the same samples as
+// launch_sample: the level's grids are d_level_words[0, words), inner ranks descending.
+/// Sets the samples' cell bits (accumulate false), or folds them into d_keys / d_sums (true).
+void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                   std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
+                   std::uint32_t below, bool accumulate, cudaStream_t stream);
+/// counts[i] = set cells of words [8 i, 8 i + 8), counts[(words + 7) / 8] = 0: to be scanned
+/// into d_groups.
+void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts,
+                   cudaStream_t stream);
+/// d_cursor of inner ranks [inner_begin, + n): their voxels.
+void launch_filter_counts(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                          std::uint64_t words_per_grid, cudaStream_t stream);
+/// Every set cell's voxel into its node's chunks (cell order) and its record d_emit[index].
+void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                        std::uint64_t words_per_grid, cudaStream_t stream);
+
 }  // namespace simlod::detail::cuda::bulk

@@ -21,6 +21,8 @@
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/tree/tree_view.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/sampling.hpp"
+#include "simlod/octree.hpp"
 
 namespace simlod::detail::cuda::bulk {
 
@@ -73,6 +75,15 @@ struct BulkView {
   const VoxelRecord* d_below;   ///< voxels of the level below (node = the inner node holding it)
   std::uint32_t limit;          ///< max_points_per_leaf
   std::uint32_t max_depth;
+  // Filtered voxels (Sampling::Random, Average; kernels/bulk/filter_passes.cu), per level.
+  Sampling sampling;
+  std::uint32_t seed;                  ///< sampling_seed
+  const std::uint32_t* d_level_words;  ///< the level's grids from the lowest address (top rank)
+  const std::uint32_t* d_groups;       ///< set cells before each 8 words of them (scanned)
+  std::uint64_t* d_keys;               ///< Random: per voxel of the level, the largest key
+  ColourSum* d_sums;                   ///< Average: per voxel of the level, the sums
+  const std::uint64_t* d_keys_below;   ///< the same for d_below's voxels
+  const ColourSum* d_sums_below;
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.
   SIMLOD_HD std::uint32_t walk(const QuantPoint& q, std::uint32_t& block,

@@ -14,7 +14,9 @@
 //             their integer cell (a child cell's parent cell is its coordinate, with the
 //             child's octant bit on top, shifted right by one: no float centre is quantised
 //             again). The cells set equal the cells of all points below the node, as the
-//             incremental builder's; the first sample of a cell gives its colour.
+//             incremental builder's. The cells' colours follow config.sampling: the first
+//             sample's (FirstCome), the largest random key's (Random) or the mean of the
+//             points below (Average), detail/sampling.hpp; a node's voxels are in cell order.
 // The grids stay in the store, so that update() can insert more batches afterwards.
 #pragma once
 

@@ -31,8 +31,9 @@ struct SortedPoints {
 /// the root only). Throws std::bad_alloc.
 SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> points);
 
-/// The voxels of every inner node (empty lists for leaves), deepest level first; sets the bits
-/// of store.grids (one grid per inner node, acquired in id order). Throws std::bad_alloc.
+/// The voxels of every inner node in cell order (empty lists for leaves), coloured by
+/// store.config.sampling; sets the bits of store.grids (one grid per inner node, acquired in id
+/// order). Throws std::bad_alloc.
 std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
                                               std::span<const Point> points,
                                               const SortedPoints& sorted);

@@ -1,0 +1,216 @@
+// The CUDA bulk builder's filtered voxelizing passes (Sampling::Random, Average), one level at a
+// time (kernels/bulk/build.cu drives them):
+//   mark:       every sample sets its cell's bit in its parent's grid;
+//   groups:     the set cells per 8 grid words (one 32-byte sector) of the level's grids, then
+//               scanned, so that a cell's voxel index is the number of set cells before it in
+//               the level's grids (ranks descend with the address: grids grow down);
+//   counts:     each inner node's voxels (d_cursor by rank), for the chunk passes;
+//   accumulate: every sample folds into its voxel's accumulator (atomicMax of the random key,
+//               atomicAdd of the colour sums), the children's voxels with their accumulators;
+//   emit:       every set cell writes its voxel, coloured from its accumulator, into its node's
+//               chunks (in cell order) and a record for the level above.
+#include "kernels/bulk/bulk_passes.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_ops.hpp"
+#include "kernels/tuning.hpp"
+#include "simlod/detail/sampling.hpp"
+
+namespace simlod::detail::cuda::bulk {
+namespace {
+
+/// Voxel index of the set cell at word offset `off` (from the level's lowest word), bit `bit`,
+/// among the level's voxels; with bit = 0 the set cells before that word.
+__device__ std::uint32_t voxel_index(const BulkView& v, std::uint64_t off, std::uint32_t bit) {
+  std::uint32_t idx = v.d_groups[off >> 3];
+  for (std::uint64_t j = off & ~std::uint64_t{7}; j < off; ++j) idx += __popc(v.d_level_words[j]);
+  return idx + __popc(v.d_level_words[off] & ((1u << bit) - 1u));
+}
+
+/// Word offset of the first word of inner rank `rank`'s grid.
+__device__ std::uint64_t grid_offset(const BulkView& v, std::uint32_t rank) {
+  return static_cast<std::uint64_t>(v.tree.grid_words(rank) - v.d_level_words);
+}
+
+/// Marks (accumulate false) or folds in (true) one sample of inner rank `rank`'s cell `cell`.
+template <Sampling kMode>
+__device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell, bool accumulate,
+                       std::uint64_t key, const ColourSum& sum) {
+  std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  if (!accumulate) {
+    const std::uint32_t bit = 1u << (cell & 31);
+    if ((*word & bit) == 0) atomicOr(word, bit);
+    return;
+  }
+  const std::uint32_t idx =
+      voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
+  if constexpr (kMode == Sampling::Random) {
+    auto* k = reinterpret_cast<unsigned long long*>(v.d_keys + idx);
+    if (*k < key) atomicMax(k, static_cast<unsigned long long>(key));
+  } else {
+    auto* s = reinterpret_cast<unsigned long long*>(v.d_sums + idx);
+    atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
+    atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
+    atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
+    atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
+    atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
+  }
+}
+
+/// Blocks [0, leaf_chunks) take one leaf chunk each; the rest kBulkBlock voxels below each.
+template <Sampling kMode>
+__global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
+                              std::uint32_t inner_begin, std::uint32_t chunk_begin,
+                              std::uint32_t leaf_chunks, std::uint32_t below, bool accumulate) {
+  const std::uint32_t g = v.tree.params.grid_bits;
+  if (blockIdx.x < leaf_chunks) {
+    const std::uint32_t chunk = chunk_begin + blockIdx.x;
+    const std::uint32_t leaf = v.d_owner[chunk];
+    const DeviceNode n = v.tree.d_nodes[leaf];
+    const std::uint32_t cap = v.tree.params.chunk_capacity;
+    const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
+    const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
+    const Point* points = v.tree.chunk_data(chunk);
+    for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
+      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+      const QuantPoint q =
+          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                   v.tree.quant_scale);
+      ColourSum sum;
+      std::uint64_t key = 0;
+      if (accumulate) {
+        if constexpr (kMode == Sampling::Random) {
+          key = random_key(q, p.w, v.seed);
+        } else {
+          sum.add(p.w);
+        }
+      }
+      sample<kMode>(v, rank, cell_index(q, level, g), accumulate, key, sum);
+    }
+    return;
+  }
+  const std::uint32_t t = (blockIdx.x - leaf_chunks) * blockDim.x + threadIdx.x;
+  if (t >= below) return;
+  const VoxelRecord r = v.d_below[t];
+  const std::uint32_t rel = r.node - child_begin;
+  ColourSum sum;
+  std::uint64_t key = 0;
+  if (accumulate) {
+    if constexpr (kMode == Sampling::Random) {
+      key = v.d_keys_below[t];
+    } else {
+      sum = v.d_sums_below[t];
+    }
+  }
+  sample<kMode>(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), accumulate, key, sum);
+}
+
+__global__ void groups_kernel(BulkView v, std::uint64_t words, std::uint64_t groups,
+                              std::uint32_t* counts) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i > groups) return;
+  std::uint32_t c = 0;
+  for (std::uint64_t j = i * 8; j < i * 8 + 8 && j < words; ++j) c += __popc(v.d_level_words[j]);
+  counts[i] = c;  // counts[groups] = 0: the scan's last entry is the total
+}
+
+__global__ void counts_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n,
+                              std::uint64_t words_per_grid) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const std::uint64_t off = grid_offset(v, inner_begin + t);
+  // The word after the grid's last: the next lower rank's first, or the level's end.
+  const std::uint64_t end = off + words_per_grid;
+  const std::uint32_t last =
+      t == 0 ? v.d_groups[(end + 7) >> 3] : voxel_index(v, end, 0);  // rank inner_begin: top
+  v.d_cursor[inner_begin + t] = last - voxel_index(v, off, 0);
+}
+
+template <Sampling kMode>
+__global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t inner,
+                            std::uint64_t words_per_grid) {
+  const std::uint64_t off = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (off >= words_per_grid * inner) return;
+  std::uint32_t word = v.d_level_words[off];
+  if (word == 0) return;
+  const std::uint32_t rank =
+      inner_begin + inner - 1 - static_cast<std::uint32_t>(off / words_per_grid);
+  const std::uint32_t node_id = v.d_inner[rank];
+  const DeviceNode node = v.tree.d_nodes[node_id];
+  const std::uint32_t first = voxel_index(v, grid_offset(v, rank), 0);
+  std::uint32_t idx = voxel_index(v, off, 0);
+  const std::uint32_t g = v.tree.params.grid_bits;
+  const std::uint32_t mask = (1u << g) - 1u;
+  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  const std::uint32_t cell_base = static_cast<std::uint32_t>(off % words_per_grid) * 32;
+  for (; word != 0; word &= word - 1, ++idx) {
+    const std::uint32_t cell = cell_base + static_cast<std::uint32_t>(__ffs(word) - 1);
+    std::uint32_t rgba = 0;
+    if constexpr (kMode == Sampling::Random) {
+      rgba = static_cast<std::uint32_t>(v.d_keys[idx]);
+    } else {
+      rgba = v.d_sums[idx].rgba();
+    }
+    const std::uint32_t slot = idx - first;
+    const Point p{cell_centre_axis(node.x, cell & mask, node.level, g, v.tree.edge),
+                  cell_centre_axis(node.y, (cell >> g) & mask, node.level, g, v.tree.edge),
+                  cell_centre_axis(node.z, cell >> (2 * g), node.level, g, v.tree.edge), rgba};
+    v.tree.chunk_data(node.head + slot / cap)[slot % cap] = p;
+    v.d_emit[idx] = VoxelRecord{node_id, slot, cell, rgba};
+  }
+}
+
+unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }
+
+template <Sampling kMode>
+void launch_filter_mode(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                        std::uint32_t inner_begin, std::uint32_t leaf_chunks,
+                        std::uint32_t chunk_begin, std::uint32_t below, bool accumulate,
+                        cudaStream_t s) {
+  const std::uint64_t blocks = leaf_chunks + (std::uint64_t{below} + kBulkBlock - 1) / kBulkBlock;
+  if (blocks == 0) return;
+  filter_kernel<kMode><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
+      v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below, accumulate);
+}
+
+}  // namespace
+
+void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                   std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
+                   std::uint32_t below, bool accumulate, cudaStream_t s) {
+  const std::uint32_t leaf_chunks = chunk_end - chunk_begin;
+  if (v.sampling == Sampling::Random) {
+    launch_filter_mode<Sampling::Random>(v, level, child_begin, inner_begin, leaf_chunks,
+                                         chunk_begin, below, accumulate, s);
+  } else {
+    launch_filter_mode<Sampling::Average>(v, level, child_begin, inner_begin, leaf_chunks,
+                                          chunk_begin, below, accumulate, s);
+  }
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk filter");
+}
+
+void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts, cudaStream_t s) {
+  const std::uint64_t groups = (words + 7) / 8;
+  groups_kernel<<<blocks_of(groups + 1), kBulkBlock, 0, s>>>(v, words, groups, counts);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk filter groups");
+}
+
+void launch_filter_counts(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                          std::uint64_t words_per_grid, cudaStream_t s) {
+  counts_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk filter counts");
+}
+
+void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
+                        std::uint64_t words_per_grid, cudaStream_t s) {
+  const std::uint64_t words = words_per_grid * n;
+  if (v.sampling == Sampling::Random) {
+    emit_kernel<Sampling::Random>
+        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
+  } else {
+    emit_kernel<Sampling::Average>
+        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
+  }
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk filter emit");
+}
+
+}  // namespace simlod::detail::cuda::bulk
