@@ -185,11 +185,14 @@ class Driver {
     for (std::uint32_t level = 0;; ++level) {
       const std::uint32_t begin = level_begin_[level];
       const std::uint32_t n = level_begin_[level + 1] - begin;
+      zero(v_.d_counter + 2, 4);
       launch_classify(v_, level, begin, n, n_, s_);
       scan(n, v_.d_ranks);
       read(v_.d_ranks + n - 1, 1, 0);
       read(v_.d_flags + n - 1, 1, 1);
+      read(v_.d_counter + 2, 1, 2);
       sync();
+      level_max_.push_back(host()[2]);
       const std::uint64_t inner = std::uint64_t{host()[0]} + host()[1];
       if (inner == 0) {
         depth_ = level;
@@ -358,16 +361,19 @@ class Driver {
     sync();
     const std::uint32_t total = host()[0];
     const std::uint64_t chunks = host()[1];
-    const std::uint64_t acc_bytes =
-        v_.sampling == Sampling::Random ? sizeof(std::uint64_t) : sizeof(ColourSum);
+    v_.narrow_below = v_.narrow;
+    v_.narrow = level_max_[l.level] < kNarrowPoints;
+    const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
+                                        ? sizeof(std::uint64_t)
+                                        : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));
     emit_[current].reserve(std::max<std::uint32_t>(1, total) * sizeof(VoxelRecord), 0, s_);
     acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
     v_.d_emit = emit_[current].as<VoxelRecord>();
     v_.emit_capacity = total;
     v_.d_keys = acc_[current].as<std::uint64_t>();
-    v_.d_sums = acc_[current].as<ColourSum>();
+    v_.d_sums = acc_[current].as<void>();
     v_.d_keys_below = acc_[1 - current].as<std::uint64_t>();
-    v_.d_sums_below = acc_[1 - current].as<ColourSum>();
+    v_.d_sums_below = acc_[1 - current].as<void>();
     take_voxel_chunks(l, chunks);
     zero(acc_[current].as<void>(), std::uint64_t{total} * acc_bytes);
     launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
@@ -421,6 +427,7 @@ class Driver {
   std::uint32_t block_count_ = 0;
   std::uint64_t entries_ = 0;
   std::vector<std::uint32_t> level_begin_, inner_begin_, chunk_begin_;
+  std::vector<std::uint32_t> level_max_;  ///< per level: points of its largest inner node
   std::uint32_t depth_ = 0;
   std::uint64_t point_chunks_ = 0, voxel_chunks_ = 0, voxels_ = 0, chunk_top_ = 0;
   std::uint64_t high_begin_ = 0;

@@ -20,7 +20,8 @@ void launch_refine(const BulkView& v, std::uint32_t first, std::uint32_t last, s
 /// Sums every block's finest counters up its pyramid (blocks [0, blocks)).
 void launch_reduce(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
                    cudaStream_t stream);
-/// Level `level` of the breadth-first layout, nodes [begin, begin + n): counts and inner flags.
+/// Level `level` of the breadth-first layout, nodes [begin, begin + n): counts and inner flags;
+/// d_counter[2] = max(itself, the points of its largest inner node).
 void launch_classify(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
                      std::uint64_t points, cudaStream_t stream);
 /// Its inner nodes (ranks in d_ranks): links, grids and their 8 children from `next` on.

@@ -53,6 +53,16 @@ SIMLOD_HD std::uint32_t finest_cell(const QuantPoint& q, const CountBlock& b) {
       morton_3d((q.x >> shift) & mask, (q.y >> shift) & mask, (q.z >> shift) & mask));
 }
 
+/// Sampling::Average's sums of a voxel whose node holds fewer than kNarrowPoints points, so
+/// that no 8-bit channel's sum reaches 2^32: 24 bytes, alignment 8. Red and green (blue and
+/// alpha) share a 64-bit word, so a sample takes three atomics instead of five.
+struct alignas(8) NarrowSum {
+  std::uint32_t r, g, b, a;
+  std::uint32_t count, pad;
+};
+static_assert(sizeof(NarrowSum) == 24);
+inline constexpr std::uint32_t kNarrowPoints = 1u << 24;
+
 struct BulkView {
   TreeView tree;
   const Point* d_points;
@@ -81,9 +91,11 @@ struct BulkView {
   const std::uint32_t* d_level_words;  ///< the level's grids from the lowest address (top rank)
   const std::uint32_t* d_groups;       ///< set cells before each 8 words of them (scanned)
   std::uint64_t* d_keys;               ///< Random: per voxel of the level, the largest key
-  ColourSum* d_sums;                   ///< Average: per voxel of the level, the sums
+  void* d_sums;                        ///< Average: per voxel of the level, the sums
   const std::uint64_t* d_keys_below;   ///< the same for d_below's voxels
-  const ColourSum* d_sums_below;
+  const void* d_sums_below;
+  /// Average: the sums of the level's (of d_below's) voxels are NarrowSums, not ColourSums.
+  bool narrow, narrow_below;
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.
   SIMLOD_HD std::uint32_t walk(const QuantPoint& q, std::uint32_t& block,

@@ -8,7 +8,8 @@
 //   accumulate: every sample folds into its voxel's accumulator (atomicMax of the random key,
 //               atomicAdd of the colour sums), the children's voxels with their accumulators;
 //   emit:       every set cell writes its voxel, coloured from its accumulator, into its node's
-//               chunks (in cell order) and a record for the level above.
+//               chunks (in cell order) and a record for the level above; a warp shares the
+//               set cells of 32 words out over its lanes.
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_ops.hpp"
@@ -31,6 +32,51 @@ __device__ std::uint64_t grid_offset(const BulkView& v, std::uint32_t rank) {
   return static_cast<std::uint64_t>(v.tree.grid_words(rank) - v.d_level_words);
 }
 
+/// The sums of voxel `i` of an Average level, wide or narrow.
+__device__ ColourSum sums_at(const void* sums, bool narrow, std::uint32_t i) {
+  if (!narrow) return static_cast<const ColourSum*>(sums)[i];
+  const NarrowSum n = static_cast<const NarrowSum*>(sums)[i];
+  ColourSum c;
+  c.r = n.r;
+  c.g = n.g;
+  c.b = n.b;
+  c.a = n.a;
+  c.count = n.count;
+  return c;
+}
+
+/// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: the warp's lanes of one voxel
+/// add theirs first (neighbouring points and cells share voxels: scan order gives runs), and
+/// one of them takes the three atomics (sm_80 on; older GPUs take them per lane).
+__device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum) {
+  if (!v.narrow) {
+    auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
+    atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
+    atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
+    atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
+    atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
+    atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
+    return;
+  }
+  auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
+  std::uint32_t r = static_cast<std::uint32_t>(sum.r), g = static_cast<std::uint32_t>(sum.g),
+                b = static_cast<std::uint32_t>(sum.b), a = static_cast<std::uint32_t>(sum.a),
+                count = static_cast<std::uint32_t>(sum.count);
+#if __CUDA_ARCH__ >= 800
+  // A narrow voxel's sums stay below 2^32, so the lanes' 32-bit totals cannot wrap either.
+  const std::uint32_t group = __match_any_sync(__activemask(), idx);
+  r = __reduce_add_sync(group, r);
+  g = __reduce_add_sync(group, g);
+  b = __reduce_add_sync(group, b);
+  a = __reduce_add_sync(group, a);
+  count = __reduce_add_sync(group, count);
+  if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+#endif
+  atomicAdd(s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
+  atomicAdd(s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
+  atomicAdd(reinterpret_cast<unsigned*>(s + 2), count);
+}
+
 /// Marks (accumulate false) or folds in (true) one sample of inner rank `rank`'s cell `cell`.
 template <Sampling kMode>
 __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell, bool accumulate,
@@ -47,12 +93,7 @@ __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell
     auto* k = reinterpret_cast<unsigned long long*>(v.d_keys + idx);
     if (*k < key) atomicMax(k, static_cast<unsigned long long>(key));
   } else {
-    auto* s = reinterpret_cast<unsigned long long*>(v.d_sums + idx);
-    atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
-    atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
-    atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
-    atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
-    atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
+    add_sums(v, idx, sum);
   }
 }
 
@@ -98,7 +139,7 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     if constexpr (kMode == Sampling::Random) {
       key = v.d_keys_below[t];
     } else {
-      sum = v.d_sums_below[t];
+      sum = sums_at(v.d_sums_below, v.narrow_below, t);
     }
   }
   sample<kMode>(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), accumulate, key, sum);
@@ -125,32 +166,70 @@ __global__ void counts_kernel(BulkView v, std::uint32_t inner_begin, std::uint32
   v.d_cursor[inner_begin + t] = last - voxel_index(v, off, 0);
 }
 
+/// Position of the n-th (from 0) set bit of `word`, which has more than n set bits.
+__device__ std::uint32_t nth_set_bit(std::uint32_t word, std::uint32_t n) {
+  std::uint32_t pos = 0;
+  for (std::uint32_t width = 16; width > 0; width >>= 1) {
+    const std::uint32_t low = __popc(word & ((1u << width) - 1u));
+    if (n >= low) {
+      n -= low;
+      word >>= width;
+      pos += width;
+    }
+  }
+  return pos;
+}
+
+/// A warp takes 32 consecutive words and shares their set cells out evenly over its lanes (a
+/// thread per word would leave most lanes idle beside a dense word's 32 serial voxels).
 template <Sampling kMode>
 __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t inner,
                             std::uint64_t words_per_grid) {
-  const std::uint64_t off = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (off >= words_per_grid * inner) return;
-  std::uint32_t word = v.d_level_words[off];
-  if (word == 0) return;
-  const std::uint32_t rank =
-      inner_begin + inner - 1 - static_cast<std::uint32_t>(off / words_per_grid);
-  const std::uint32_t node_id = v.d_inner[rank];
-  const DeviceNode node = v.tree.d_nodes[node_id];
-  const std::uint32_t first = voxel_index(v, grid_offset(v, rank), 0);
-  std::uint32_t idx = voxel_index(v, off, 0);
+  const std::uint64_t words = words_per_grid * inner;
+  const std::uint64_t w0 = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) & ~31ull;
+  if (w0 >= words) return;  // whole warps leave together
+  const std::uint32_t lane = threadIdx.x & 31u;
+  const std::uint32_t word = w0 + lane < words ? v.d_level_words[w0 + lane] : 0u;
+  // Set cells before each lane's word, within the warp's 32 words.
+  const std::uint32_t count = __popc(word);
+  std::uint32_t before = count;
+  for (std::uint32_t d = 1; d < 32; d <<= 1) {
+    const std::uint32_t other = __shfl_up_sync(0xffffffffu, before, d);
+    if (lane >= d) before += other;
+  }
+  const std::uint32_t total = __shfl_sync(0xffffffffu, before, 31);
+  before -= count;
+  if (total == 0) return;
+  const std::uint32_t base = voxel_index(v, w0, 0);
   const std::uint32_t g = v.tree.params.grid_bits;
   const std::uint32_t mask = (1u << g) - 1u;
   const std::uint32_t cap = v.tree.params.chunk_capacity;
-  const std::uint32_t cell_base = static_cast<std::uint32_t>(off % words_per_grid) * 32;
-  for (; word != 0; word &= word - 1, ++idx) {
-    const std::uint32_t cell = cell_base + static_cast<std::uint32_t>(__ffs(word) - 1);
+  for (std::uint32_t k0 = 0; k0 < total; k0 += 32) {
+    const std::uint32_t k = k0 + lane;
+    // The lane whose word holds the warp's k-th set cell: the last with before <= k.
+    std::uint32_t j = 0;
+    for (std::uint32_t step = 16; step > 0; step >>= 1) {
+      const std::uint32_t b = __shfl_sync(0xffffffffu, before, j + step);
+      if (b <= k) j += step;
+    }
+    const std::uint32_t jword = __shfl_sync(0xffffffffu, word, j);
+    const std::uint32_t jbefore = __shfl_sync(0xffffffffu, before, j);
+    if (k >= total) continue;
+    const std::uint64_t off = w0 + j;
+    const std::uint32_t rank =
+        inner_begin + inner - 1 - static_cast<std::uint32_t>(off / words_per_grid);
+    const std::uint32_t node_id = v.d_inner[rank];
+    const DeviceNode node = v.tree.d_nodes[node_id];
+    const std::uint32_t cell =
+        static_cast<std::uint32_t>(off % words_per_grid) * 32 + nth_set_bit(jword, k - jbefore);
+    const std::uint32_t idx = base + k;
     std::uint32_t rgba = 0;
     if constexpr (kMode == Sampling::Random) {
       rgba = static_cast<std::uint32_t>(v.d_keys[idx]);
     } else {
-      rgba = v.d_sums[idx].rgba();
+      rgba = sums_at(v.d_sums, v.narrow, idx).rgba();
     }
-    const std::uint32_t slot = idx - first;
+    const std::uint32_t slot = idx - voxel_index(v, grid_offset(v, rank), 0);
     const Point p{cell_centre_axis(node.x, cell & mask, node.level, g, v.tree.edge),
                   cell_centre_axis(node.y, (cell >> g) & mask, node.level, g, v.tree.edge),
                   cell_centre_axis(node.z, cell >> (2 * g), node.level, g, v.tree.edge), rgba};

@@ -106,6 +106,7 @@ __global__ void classify_kernel(BulkView v, std::uint32_t level, std::uint32_t b
     v.d_node[at] = id;
   }
   const bool inner = count > v.limit && level < v.max_depth;
+  if (inner) atomicMax(v.d_counter + 2, count);  // the level's largest inner node
   v.d_flags[t] = inner ? 1u : 0u;
   v.tree.d_nodes[id].count = inner ? 0u : count;
 }
