@@ -33,21 +33,29 @@ inline Scene one_spot_scene() {
   return s;
 }
 
-/// `n` points: a quarter spread over a 1024 m cube, the rest in a cluster 2^-16 of it wide.
-inline Scene deep_cluster_scene(std::uint32_t n) {
+/// `n` points in a 1024 m cube: every `spread_every`-th spread over it, the rest in a cluster
+/// at (100, 100, 100) `width` m wide; point i has colour colour(i).
+template <class Colour>
+Scene cluster_scene(std::uint32_t n, std::uint32_t spread_every, float width, Colour&& colour) {
   Scene s;
   s.bounds = cube_at_origin(1024.0);
+  s.points.reserve(n);
   std::uint64_t state = 5;
   auto unit = [&] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<float>((state >> 40) & 0xFFFFFF) / 16777216.0f;
   };
   for (std::uint32_t i = 0; i < n; ++i) {
-    const float w = i % 4 == 0 ? 1024.0f : 1024.0f / 65536.0f;
-    const float o = i % 4 == 0 ? 0.0f : 100.0f;
-    s.points.push_back({o + w * unit(), o + w * unit(), o + w * unit(), 0xFF000000u | i});
+    const float w = i % spread_every == 0 ? 1024.0f : width;
+    const float o = i % spread_every == 0 ? 0.0f : 100.0f;
+    s.points.push_back({o + w * unit(), o + w * unit(), o + w * unit(), colour(i)});
   }
   return s;
+}
+
+/// `n` points: a quarter spread over a 1024 m cube, the rest in a cluster 2^-16 of it wide.
+inline Scene deep_cluster_scene(std::uint32_t n) {
+  return cluster_scene(n, 4, 1024.0f / 65536.0f, [](std::uint32_t i) { return 0xFF000000u | i; });
 }
 
 }  // namespace simlod::test

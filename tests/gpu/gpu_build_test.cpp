@@ -191,21 +191,9 @@ TEST(GpuBuild, AverageSamplingEqualsCpu) {
 // such a node's bright colours would wrap): 18M bright points, nearly all in one cluster.
 TEST(GpuBuild, AverageOfNodesOverTwoToThe24Points) {
   SIMLOD_REQUIRE_GPU();
-  Scene s;
-  s.bounds = cube_at_origin(1024.0);
-  std::uint64_t state = 7;
-  auto unit = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<float>((state >> 40) & 0xFFFFFF) / 16777216.0f;
-  };
-  const std::uint32_t n = 18'000'000;
-  s.points.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const float w = i % 1000 == 0 ? 1024.0f : 0.5f;
-    const float o = i % 1000 == 0 ? 0.0f : 100.0f;
-    s.points.push_back({o + w * unit(), o + w * unit(), o + w * unit(),
-                        pack_rgba(240 + i % 16, 250 + i % 6, 255 - i % 9, 255 - i % 3)});
-  }
+  const Scene s = cluster_scene(18'000'000, 1000, 0.5f, [](std::uint32_t i) {
+    return pack_rgba(240 + i % 16, 250 + i % 6, 255 - i % 9, 255 - i % 3);
+  });
   expect_filtered_cuda_matches_cpu(s, OctreeConfig{}, Sampling::Average);
 }
 
