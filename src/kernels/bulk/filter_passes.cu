@@ -48,7 +48,8 @@ __device__ ColourSum sums_at(const void* sums, bool narrow, std::uint32_t i) {
 /// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: the warp's lanes of one voxel
 /// add theirs first (neighbouring points and cells share voxels: scan order gives runs), and
 /// one of them takes the three atomics (sm_80 on; older GPUs take them per lane).
-__device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum) {
+__device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum,
+                         bool group_lanes) {
   if (!v.narrow) {
     auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
     atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
@@ -62,15 +63,18 @@ __device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& 
   std::uint32_t r = static_cast<std::uint32_t>(sum.r), g = static_cast<std::uint32_t>(sum.g),
                 b = static_cast<std::uint32_t>(sum.b), a = static_cast<std::uint32_t>(sum.a),
                 count = static_cast<std::uint32_t>(sum.count);
+  (void)group_lanes;
 #if __CUDA_ARCH__ >= 800
-  // A narrow voxel's sums stay below 2^32, so the lanes' 32-bit totals cannot wrap either.
-  const std::uint32_t group = __match_any_sync(__activemask(), idx);
-  r = __reduce_add_sync(group, r);
-  g = __reduce_add_sync(group, g);
-  b = __reduce_add_sync(group, b);
-  a = __reduce_add_sync(group, a);
-  count = __reduce_add_sync(group, count);
-  if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+  if (group_lanes) {
+    // A narrow voxel's sums stay below 2^32, so the lanes' 32-bit totals cannot wrap either.
+    const std::uint32_t group = __match_any_sync(__activemask(), idx);
+    r = __reduce_add_sync(group, r);
+    g = __reduce_add_sync(group, g);
+    b = __reduce_add_sync(group, b);
+    a = __reduce_add_sync(group, a);
+    count = __reduce_add_sync(group, count);
+    if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+  }
 #endif
   atomicAdd(s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
   atomicAdd(s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
@@ -93,15 +97,77 @@ __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell
     auto* k = reinterpret_cast<unsigned long long*>(v.d_keys + idx);
     if (*k < key) atomicMax(k, static_cast<unsigned long long>(key));
   } else {
-    add_sums(v, idx, sum);
+    add_sums(v, idx, sum, true);
+  }
+}
+
+/// Sums of a leaf chunk's points per voxel in shared memory, kLeafRound points at a time, so
+/// that the global atomics go per voxel of the round rather than per point (a leaf's
+/// neighbouring points share their parent's voxels). An open-addressing table twice as large
+/// as a round: red, green and blue in 21-bit fields of one word, alpha (18 bits) and the count
+/// (11 bits) in another, which kLeafRound points of 8-bit channels cannot overflow.
+constexpr std::uint32_t kLeafRound = 1024, kLeafSlots = 2 * kLeafRound;
+constexpr std::uint32_t kEmptySlot = 0xFFFFFFFFu;
+static_assert(kLeafRound * 255u < (1u << 18) && kLeafRound < (1u << 11));
+
+__device__ void average_leaf_chunk(const BulkView& v, const Point* points, std::uint32_t m,
+                                   std::uint32_t rank, std::uint32_t level) {
+  __shared__ std::uint32_t keys[kLeafSlots];
+  __shared__ unsigned long long rgb[kLeafSlots];
+  __shared__ std::uint32_t alpha_count[kLeafSlots];
+  const std::uint32_t g = v.tree.params.grid_bits;
+  for (std::uint32_t i = threadIdx.x; i < kLeafSlots; i += blockDim.x) {
+    keys[i] = kEmptySlot;
+    rgb[i] = 0;
+    alpha_count[i] = 0;
+  }
+  __syncthreads();
+  for (std::uint32_t round = 0; round < m; round += kLeafRound) {
+    const std::uint32_t end = min_u32(m, round + kLeafRound);
+    for (std::uint32_t s = round + threadIdx.x; s < end; s += blockDim.x) {
+      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+      const QuantPoint q =
+          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                   v.tree.quant_scale);
+      const std::uint32_t cell = cell_index(q, level, g);
+      const std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+      const std::uint32_t idx =
+          voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
+      std::uint32_t h = (idx * 2654435761u) >> 21;  // 11 bits: kLeafSlots
+      for (;;) {
+        const std::uint32_t k = atomicCAS(&keys[h], kEmptySlot, idx);
+        if (k == kEmptySlot || k == idx) break;
+        h = (h + 1) & (kLeafSlots - 1);
+      }
+      atomicAdd(&rgb[h], static_cast<unsigned long long>(red_of(p.w)) |
+                             (static_cast<unsigned long long>(green_of(p.w)) << 21) |
+                             (static_cast<unsigned long long>(blue_of(p.w)) << 42));
+      atomicAdd(&alpha_count[h], alpha_of(p.w) | (1u << 18));
+    }
+    __syncthreads();
+    for (std::uint32_t i = threadIdx.x; i < kLeafSlots; i += blockDim.x) {
+      if (keys[i] == kEmptySlot) continue;
+      ColourSum sum;
+      const unsigned long long c = rgb[i];
+      sum.r = c & 0x1FFFFFu;
+      sum.g = (c >> 21) & 0x1FFFFFu;
+      sum.b = c >> 42;
+      sum.a = alpha_count[i] & 0x3FFFFu;
+      sum.count = alpha_count[i] >> 18;
+      add_sums(v, keys[i], sum, false);
+      keys[i] = kEmptySlot;
+      rgb[i] = 0;
+      alpha_count[i] = 0;
+    }
+    __syncthreads();
   }
 }
 
 /// Blocks [0, leaf_chunks) take one leaf chunk each; the rest kBulkBlock voxels below each.
-template <Sampling kMode>
+template <Sampling kMode, bool kAccumulate>
 __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
                               std::uint32_t inner_begin, std::uint32_t chunk_begin,
-                              std::uint32_t leaf_chunks, std::uint32_t below, bool accumulate) {
+                              std::uint32_t leaf_chunks, std::uint32_t below) {
   const std::uint32_t g = v.tree.params.grid_bits;
   if (blockIdx.x < leaf_chunks) {
     const std::uint32_t chunk = chunk_begin + blockIdx.x;
@@ -111,21 +177,17 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
     const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
     const Point* points = v.tree.chunk_data(chunk);
-    for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
-      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-      const QuantPoint q =
-          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                   v.tree.quant_scale);
-      ColourSum sum;
-      std::uint64_t key = 0;
-      if (accumulate) {
-        if constexpr (kMode == Sampling::Random) {
-          key = random_key(q, p.w, v.seed);
-        } else {
-          sum.add(p.w);
-        }
+    if constexpr (kMode == Sampling::Average && kAccumulate) {
+      average_leaf_chunk(v, points, m, rank, level);
+    } else {
+      for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
+        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+        const QuantPoint q =
+            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                     v.tree.quant_scale);
+        const std::uint64_t key = kAccumulate ? random_key(q, p.w, v.seed) : 0;
+        sample<kMode>(v, rank, cell_index(q, level, g), kAccumulate, key, ColourSum{});
       }
-      sample<kMode>(v, rank, cell_index(q, level, g), accumulate, key, sum);
     }
     return;
   }
@@ -135,14 +197,14 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
   const std::uint32_t rel = r.node - child_begin;
   ColourSum sum;
   std::uint64_t key = 0;
-  if (accumulate) {
+  if constexpr (kAccumulate) {
     if constexpr (kMode == Sampling::Random) {
       key = v.d_keys_below[t];
     } else {
       sum = sums_at(v.d_sums_below, v.narrow_below, t);
     }
   }
-  sample<kMode>(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), accumulate, key, sum);
+  sample<kMode>(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), kAccumulate, key, sum);
 }
 
 __global__ void groups_kernel(BulkView v, std::uint64_t words, std::uint64_t groups,
@@ -247,8 +309,13 @@ void launch_filter_mode(const BulkView& v, std::uint32_t level, std::uint32_t ch
                         cudaStream_t s) {
   const std::uint64_t blocks = leaf_chunks + (std::uint64_t{below} + kBulkBlock - 1) / kBulkBlock;
   if (blocks == 0) return;
-  filter_kernel<kMode><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
-      v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below, accumulate);
+  if (accumulate) {
+    filter_kernel<kMode, true><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
+        v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
+  } else {
+    filter_kernel<kMode, false><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
+        v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
+  }
 }
 
 }  // namespace
