@@ -8,7 +8,8 @@
 //                                 0 leaves it out)
 //   SIMLOD_BENCH_CPU_POINTS       points of the CPU runs (default 10,000,000)
 //
-// Runs named *_random_colour / *_average_colour build with Sampling::Random / Average.
+// Runs named *_random_colour / *_average_colour / *_weighted_colour build with
+// Sampling::Random / Average / Weighted.
 //
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
 // whole build() call), memory per input point of the finished tree (B_per_pt_tree) and of the
@@ -106,6 +107,12 @@ SIMLOD_BUILD_BENCH(cuda_build, random, Order::Random, false);
 SIMLOD_BUILD_BENCH(cuda_build, scan_large, Order::Scan, true);
 SIMLOD_BUILD_BENCH(cuda_build, scan_random_colour, Order::Scan, false, simlod::Sampling::Random);
 SIMLOD_BUILD_BENCH(cuda_build, scan_average_colour, Order::Scan, false, simlod::Sampling::Average);
+SIMLOD_BUILD_BENCH(cuda_build, scan_weighted_colour, Order::Scan, false,
+                   simlod::Sampling::Weighted);
+SIMLOD_BUILD_BENCH(cuda_build, random_weighted_colour, Order::Random, false,
+                   simlod::Sampling::Weighted);
+SIMLOD_BUILD_BENCH(cuda_build, scan_large_weighted_colour, Order::Scan, true,
+                   simlod::Sampling::Weighted);
 SIMLOD_BUILD_BENCH(cuda_build, random_random_colour, Order::Random, false,
                    simlod::Sampling::Random);
 SIMLOD_BUILD_BENCH(cuda_build, random_average_colour, Order::Random, false,
@@ -118,6 +125,7 @@ SIMLOD_BUILD_BENCH(cpu_build, scan, Order::Scan);
 SIMLOD_BUILD_BENCH(cpu_build, random, Order::Random);
 SIMLOD_BUILD_BENCH(cpu_build, scan_random_colour, Order::Scan, simlod::Sampling::Random);
 SIMLOD_BUILD_BENCH(cpu_build, scan_average_colour, Order::Scan, simlod::Sampling::Average);
+SIMLOD_BUILD_BENCH(cpu_build, scan_weighted_colour, Order::Scan, simlod::Sampling::Weighted);
 
 }  // namespace
 

@@ -35,6 +35,11 @@ enum class Sampling {
   /// The mean colour of every point below the cell (exact integer sums, each channel rounded
   /// half up): smooth, and identical in every builder and backend. Octree::build only, for now.
   Average,
+  /// Every sample (a child's point or voxel) adds its colour to the up to 2x2x2 occupied cells
+  /// nearest to it, weighted by 1 - its distance to their centres in cells (CudaLOD's
+  /// weighted filter): smoother than Average across cell borders, no cell without a sample
+  /// gets a voxel. Identical in every backend. Octree::build only, for now.
+  Weighted,
 };
 
 struct OctreeConfig {
@@ -59,8 +64,8 @@ struct OctreeConfig {
   bool back_memory_at_create = false;
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
-  /// Voxel colours. Random and Average are built by Octree::build; create() refuses them, and
-  /// an octree built with them refuses insert() (its voxels would mix two filters).
+  /// Voxel colours. Random, Average and Weighted are built by Octree::build; create() refuses
+  /// them, and an octree built with them refuses insert() (its voxels would mix two filters).
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets

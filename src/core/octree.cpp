@@ -23,7 +23,7 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   if (config.sampling != Sampling::FirstCome) {
     throw InvalidInput(
         "octree config: the incremental builder (create, insert, update) samples first-come; "
-        "Sampling::Random and Sampling::Average are built by Octree::build");
+        "Sampling::Random, Average and Weighted are built by Octree::build");
   }
   auto impl = std::make_unique<detail::OctreeImpl>();
   impl->config = config;
@@ -164,7 +164,9 @@ void require_first_come(const OctreeImpl& s) {
   throw InvalidInput(fmt::format(
       "this octree was built with {} voxel colours, which the incremental builder does not keep "
       "up to date; nothing was inserted (build all points at once, or use Sampling::FirstCome)",
-      s.config.sampling == Sampling::Random ? "Sampling::Random" : "Sampling::Average"));
+      s.config.sampling == Sampling::Random    ? "Sampling::Random"
+      : s.config.sampling == Sampling::Average ? "Sampling::Average"
+                                               : "Sampling::Weighted"));
 }
 
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,

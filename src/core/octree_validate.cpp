@@ -29,7 +29,7 @@ void validate_config(const OctreeConfig& c) {
   }
   if (c.max_batch_points < 1) bad("max_batch_points must be at least 1");
   if (c.sampling != Sampling::FirstCome && c.sampling != Sampling::Random &&
-      c.sampling != Sampling::Average) {
+      c.sampling != Sampling::Average && c.sampling != Sampling::Weighted) {
     bad(fmt::format("unknown sampling value {}", static_cast<int>(c.sampling)));
   }
 }

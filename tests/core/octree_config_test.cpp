@@ -57,7 +57,7 @@ TEST(OctreeConfig, BadValuesAreInvalidInputNamingTheSetting) {
   c.backend = static_cast<Backend>(7);
   expect_invalid(c, "backend");
   c = small_config();
-  c.sampling = static_cast<Sampling>(3);
+  c.sampling = static_cast<Sampling>(4);
   expect_invalid(c, "sampling");
 }
 
@@ -75,7 +75,7 @@ TEST(OctreeConfig, LimitsOfTheValidRangeAreAccepted) {
 
 TEST(OctreeConfig, FilteredSamplingIsForTheBulkBuilder) {
   const std::vector<Point> points{{1.0f, 1.0f, 1.0f, 7u}, {9.0f, 4.0f, 1.0f, 9u}};
-  for (const Sampling s : {Sampling::Random, Sampling::Average}) {
+  for (const Sampling s : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
     OctreeConfig c = small_config();
     c.sampling = s;
     c.sampling_seed = 0;  // any seed is valid
@@ -84,7 +84,7 @@ TEST(OctreeConfig, FilteredSamplingIsForTheBulkBuilder) {
     expect_invalid(c, "Octree::build");
   }
   OctreeConfig c = small_config();
-  c.sampling = static_cast<Sampling>(3);
+  c.sampling = static_cast<Sampling>(4);
   EXPECT_THROW((void)Octree::build(points, unit_box(), c), InvalidInput);
 }
 

@@ -1,4 +1,4 @@
-// Filtered voxel colours of the bulk builder on the CPU (Sampling::Random, Sampling::Average):
+// Filtered voxel colours of the bulk builder on the CPU (Sampling::Random, Average, Weighted):
 // every voxel against a brute-force evaluation of include/simlod/detail/sampling.hpp over the
 // original points below its cell, the uniformity of Random over seeds, independence of the input
 // order, voxels in cell order, and the incremental builder's refusals.
@@ -213,8 +213,8 @@ TEST(BulkSampling, ColoursDoNotDependOnTheInputOrder) {
   Scene reversed = scan, shuffled = scan;
   std::reverse(reversed.points.begin(), reversed.points.end());
   synth::shuffle(shuffled.points, 99);
-  for (const Sampling mode : {Sampling::Random, Sampling::Average}) {
-    SCOPED_TRACE(mode == Sampling::Random ? "Random" : "Average");
+  for (const Sampling mode : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
+    SCOPED_TRACE(static_cast<int>(mode));
     const OctreeConfig c = sampling_config(mode, 400, 16, 3);
     const NodeSnapshot a = Octree::build(scan.points, scan.bounds, c).snapshot();
     // Voxels as sorted (position, rgba) lists: colours included.
@@ -247,8 +247,8 @@ TEST(BulkSampling, TheIncrementalBuilderRefusesFilteredColours) {
   EXPECT_THROW((void)Octree::create(cube, sampling_config(Sampling::Average)), InvalidInput);
   const Scene s = octant_scene(100);
   const std::vector<Point> more{{1.0f, 2.0f, 3.0f, 0xFF0000FFu}, {5.0f, 6.0f, 7.0f, 0xFF00FF00u}};
-  for (const Sampling mode : {Sampling::Average, Sampling::Random}) {
-    SCOPED_TRACE(mode == Sampling::Random ? "Random" : "Average");
+  for (const Sampling mode : {Sampling::Average, Sampling::Random, Sampling::Weighted}) {
+    SCOPED_TRACE(static_cast<int>(mode));
     Octree tree = Octree::build(s.points, s.bounds, sampling_config(mode, 50, 4));
     // The parts of the statistics an insert would change.
     const auto counts = [&] {
@@ -270,7 +270,8 @@ TEST(BulkSampling, TheIncrementalBuilderRefusesFilteredColours) {
 TEST(BulkSampling, VoxelsComeInCellOrder) {
   const Scene& synth = synth_scene(50'000, synth::Order::Scan);
   const Scene deep = deep_cluster_scene(20'000);
-  for (const Sampling mode : {Sampling::FirstCome, Sampling::Random, Sampling::Average}) {
+  for (const Sampling mode :
+       {Sampling::FirstCome, Sampling::Random, Sampling::Average, Sampling::Weighted}) {
     SCOPED_TRACE(static_cast<int>(mode));
     for (const Scene* s : {&synth, &deep}) {
       const OctreeConfig c = sampling_config(mode, s == &deep ? 50 : 500, 16, 5);

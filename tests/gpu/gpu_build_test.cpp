@@ -168,23 +168,33 @@ TEST(GpuBuild, RandomSamplingEqualsCpu) {
   expect_same_voxels_in_order(cpu.snapshot(), gpu.snapshot());
 }
 
+/// The scenes the colour sums are compared on: scan and random order, a deep cluster, one
+/// spot, and the default configuration (grid 128, 50k points a leaf: cells of many points).
+void expect_sums_match(Sampling mode) {
+  expect_filtered_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan), small_config(),
+                                   mode);
+  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), small_config(), mode);
+  expect_filtered_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, 16, 64), mode);
+  expect_filtered_cuda_matches_cpu(one_spot_scene(), small_config(100, 8, 40), mode);
+  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), OctreeConfig{}, mode);
+}
+
 TEST(GpuBuild, AverageSamplingEqualsCpu) {
   SIMLOD_REQUIRE_GPU();
-  const Sampling a = Sampling::Average;
-  expect_filtered_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan), small_config(), a);
-  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), small_config(), a);
-  expect_filtered_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, 16, 64), a);
-  expect_filtered_cuda_matches_cpu(one_spot_scene(), small_config(100, 8, 40), a);
-  // The default configuration (grid 128, 50k points a leaf): large cells of many points.
-  expect_filtered_cuda_matches_cpu(random_scene(1'000'000), OctreeConfig{}, a);
+  expect_sums_match(Sampling::Average);
   // A CUDA octree with filtered colours refuses the incremental builder too.
   OctreeConfig c = on_backend(small_config(), Backend::Cuda);
-  c.sampling = a;
+  c.sampling = Sampling::Average;
   const Scene& s = one_spot_scene();
   Octree tree = Octree::build(s.points, s.bounds, c);
   EXPECT_THROW(tree.insert(s.points), InvalidInput);
   EXPECT_THROW((void)tree.insert_now(s.points), InvalidInput);
   EXPECT_EQ(tree.stats().points, s.points.size());
+}
+
+TEST(GpuBuild, WeightedSamplingEqualsCpu) {
+  SIMLOD_REQUIRE_GPU();
+  expect_sums_match(Sampling::Weighted);
 }
 
 // Nodes of 2^24 points or more keep 64-bit colour sums on the GPU (smaller ones 32-bit, which

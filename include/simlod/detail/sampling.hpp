@@ -9,6 +9,11 @@
 //            positions share a hash and the larger colour breaks the tie.
 //   Average: the exact integer sums of each channel and the point count of the cell; the
 //            colour is each sum divided by the count, rounded half up.
+//   Weighted: every sample (a child's point, or a child voxel at its cell centre) adds its
+//            colour to each of the up to 2x2x2 occupied cells nearest to it, weighted by
+//            clamp(1 - d, 0, 1), d = its Euclidean distance to the cell's centre in cells; the
+//            colour is sum(w c) / sum(w). Positions are fixed point (1/1024 cell) and d is an
+//            integer square root, so every backend computes the same weights bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +58,14 @@ struct ColourSum {
     a += alpha_of(rgba);
     count += 1;
   }
+  /// Adds `rgba` with weight w (Sampling::Weighted; count sums the weights).
+  SIMLOD_HD void add(std::uint32_t rgba, std::uint32_t w) {
+    r += std::uint64_t{w} * red_of(rgba);
+    g += std::uint64_t{w} * green_of(rgba);
+    b += std::uint64_t{w} * blue_of(rgba);
+    a += std::uint64_t{w} * alpha_of(rgba);
+    count += w;
+  }
   SIMLOD_HD void add(const ColourSum& o) {
     r += o.r;
     g += o.g;
@@ -70,5 +83,69 @@ struct ColourSum {
                      static_cast<std::uint32_t>((a + half) / count));
   }
 };
+
+/// Sampling::Weighted's fixed point: positions in a node's grid in 1/kWeightOne cells.
+inline constexpr std::uint32_t kWeightBits = 10, kWeightOne = 1u << kWeightBits;
+
+/// floor(sqrt(v)), exact (bit by bit).
+SIMLOD_HD std::uint32_t isqrt(std::uint32_t v) {
+  std::uint32_t root = 0, bit = 1u << 30;
+  while (bit > v) bit >>= 2;
+  for (; bit != 0; bit >>= 2) {
+    if (v >= root + bit) {
+      v -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+  }
+  return root;
+}
+
+/// A point's position on one axis of a level-`level` node's 2^g grid (the cell coordinate
+/// times kWeightOne plus the point's fraction of the cell), from its quantised coordinate.
+SIMLOD_HD std::uint32_t grid_position(std::uint32_t q, std::uint32_t level, std::uint32_t g) {
+  const std::uint32_t below = kQuantBits - level - g;  // bits of q inside one cell
+  const std::uint32_t p =
+      below >= kWeightBits ? q >> (below - kWeightBits) : q << (kWeightBits - below);
+  return p & ((1u << (g + kWeightBits)) - 1u);
+}
+
+/// The centre of a child's cell (coordinate `coord`, octant bit `bit` on this axis) on one axis
+/// of its parent's grid: half of (bit * 2^g + coord + 1/2) cells.
+SIMLOD_HD std::uint32_t child_cell_position(std::uint32_t coord, std::uint32_t bit,
+                                            std::uint32_t g) {
+  return (((bit << g) | coord) << (kWeightBits - 1)) + (kWeightOne >> 2);
+}
+
+/// Calls fn(cell, weight) for each of the up to 2x2x2 cells of a 2^g grid nearest to the
+/// sample at position p (grid_position per axis) that gets a weight above 0:
+/// kWeightOne - floor(|d|), d = the offset from the cell's centre in 1/kWeightOne cells. The
+/// caller skips cells that hold no sample. The sample's own cell always gets a weight (its
+/// centre is at most sqrt(3)/2 cells away).
+template <class Fn>
+SIMLOD_HD void for_each_spread_cell(const std::uint32_t (&p)[3], std::uint32_t g, Fn&& fn) {
+  const std::int32_t cells = 1 << g, half = kWeightOne / 2;
+  std::int32_t lo[3], d[3][2];
+  for (int a = 0; a < 3; ++a) {
+    const auto pa = static_cast<std::int32_t>(p[a]);
+    // The two cells whose centres bracket the sample.
+    lo[a] = (pa - half) >> kWeightBits;  // -1 below the first centre
+    d[a][0] = pa - (lo[a] * static_cast<std::int32_t>(kWeightOne) + half);
+    d[a][1] = d[a][0] - static_cast<std::int32_t>(kWeightOne);
+  }
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    const std::int32_t x = lo[0] + static_cast<std::int32_t>(k & 1u),
+                       y = lo[1] + static_cast<std::int32_t>((k >> 1) & 1u),
+                       z = lo[2] + static_cast<std::int32_t>(k >> 2);
+    if (x < 0 || y < 0 || z < 0 || x >= cells || y >= cells || z >= cells) continue;
+    const std::int32_t dx = d[0][k & 1u], dy = d[1][(k >> 1) & 1u], dz = d[2][k >> 2];
+    const std::uint32_t dist = isqrt(static_cast<std::uint32_t>(dx * dx + dy * dy + dz * dz));
+    if (dist >= kWeightOne) continue;
+    fn(static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << g) |
+           (static_cast<std::uint32_t>(z) << (2 * g)),
+       kWeightOne - dist);
+  }
+}
 
 }  // namespace simlod::detail

@@ -362,7 +362,8 @@ class Driver {
     const std::uint32_t total = host()[0];
     const std::uint64_t chunks = host()[1];
     v_.narrow_below = v_.narrow;
-    v_.narrow = level_max_[l.level] < kNarrowPoints;
+    // Weighted sums grow by up to 255 x kWeightOne per sample: always 64-bit.
+    v_.narrow = v_.sampling == Sampling::Average && level_max_[l.level] < kNarrowPoints;
     const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
                                         ? sizeof(std::uint64_t)
                                         : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));

@@ -1,16 +1,19 @@
-// The CUDA bulk builder's filtered voxelizing passes (Sampling::Random, Average), one level at a
-// time (kernels/bulk/build.cu drives them):
+// The CUDA bulk builder's filtered voxelizing passes (Sampling::Random, Average, Weighted), one
+// level at a time (kernels/bulk/build.cu drives them):
 //   mark:       every sample sets its cell's bit in its parent's grid;
 //   groups:     the set cells per 8 grid words (one 32-byte sector) of the level's grids, then
 //               scanned, so that a cell's voxel index is the number of set cells before it in
 //               the level's grids (ranks descend with the address: grids grow down);
 //   counts:     each inner node's voxels (d_cursor by rank), for the chunk passes;
 //   accumulate: every sample folds into its voxel's accumulator (atomicMax of the random key,
-//               atomicAdd of the colour sums), the children's voxels with their accumulators;
+//               atomicAdd of the colour sums), the children's voxels with their accumulators
+//               (Weighted: into the occupied cells around it, a child voxel at its centre with
+//               its colour); kernels/bulk/filter_accumulate.cuh;
 //   emit:       every set cell writes its voxel, coloured from its accumulator, into its node's
 //               chunks (in cell order) and a record for the level above; a warp shares the
 //               set cells of 32 words out over its lanes.
 #include "kernels/bulk/bulk_passes.hpp"
+#include "kernels/bulk/filter_accumulate.cuh"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_ops.hpp"
 #include "kernels/tuning.hpp"
@@ -18,150 +21,6 @@
 
 namespace simlod::detail::cuda::bulk {
 namespace {
-
-/// Voxel index of the set cell at word offset `off` (from the level's lowest word), bit `bit`,
-/// among the level's voxels; with bit = 0 the set cells before that word.
-__device__ std::uint32_t voxel_index(const BulkView& v, std::uint64_t off, std::uint32_t bit) {
-  std::uint32_t idx = v.d_groups[off >> 3];
-  for (std::uint64_t j = off & ~std::uint64_t{7}; j < off; ++j) idx += __popc(v.d_level_words[j]);
-  return idx + __popc(v.d_level_words[off] & ((1u << bit) - 1u));
-}
-
-/// Word offset of the first word of inner rank `rank`'s grid.
-__device__ std::uint64_t grid_offset(const BulkView& v, std::uint32_t rank) {
-  return static_cast<std::uint64_t>(v.tree.grid_words(rank) - v.d_level_words);
-}
-
-/// The sums of voxel `i` of an Average level, wide or narrow.
-__device__ ColourSum sums_at(const void* sums, bool narrow, std::uint32_t i) {
-  if (!narrow) return static_cast<const ColourSum*>(sums)[i];
-  const NarrowSum n = static_cast<const NarrowSum*>(sums)[i];
-  ColourSum c;
-  c.r = n.r;
-  c.g = n.g;
-  c.b = n.b;
-  c.a = n.a;
-  c.count = n.count;
-  return c;
-}
-
-/// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: the warp's lanes of one voxel
-/// add theirs first (neighbouring points and cells share voxels: scan order gives runs), and
-/// one of them takes the three atomics (sm_80 on; older GPUs take them per lane).
-__device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum,
-                         bool group_lanes) {
-  if (!v.narrow) {
-    auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
-    atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
-    atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
-    atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
-    atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
-    atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
-    return;
-  }
-  auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
-  std::uint32_t r = static_cast<std::uint32_t>(sum.r), g = static_cast<std::uint32_t>(sum.g),
-                b = static_cast<std::uint32_t>(sum.b), a = static_cast<std::uint32_t>(sum.a),
-                count = static_cast<std::uint32_t>(sum.count);
-  (void)group_lanes;
-#if __CUDA_ARCH__ >= 800
-  if (group_lanes) {
-    // A narrow voxel's sums stay below 2^32, so the lanes' 32-bit totals cannot wrap either.
-    const std::uint32_t group = __match_any_sync(__activemask(), idx);
-    r = __reduce_add_sync(group, r);
-    g = __reduce_add_sync(group, g);
-    b = __reduce_add_sync(group, b);
-    a = __reduce_add_sync(group, a);
-    count = __reduce_add_sync(group, count);
-    if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
-  }
-#endif
-  atomicAdd(s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
-  atomicAdd(s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
-  atomicAdd(reinterpret_cast<unsigned*>(s + 2), count);
-}
-
-/// Marks (accumulate false) or folds in (true) one sample of inner rank `rank`'s cell `cell`.
-template <Sampling kMode>
-__device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell, bool accumulate,
-                       std::uint64_t key, const ColourSum& sum) {
-  std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
-  if (!accumulate) {
-    const std::uint32_t bit = 1u << (cell & 31);
-    if ((*word & bit) == 0) atomicOr(word, bit);
-    return;
-  }
-  const std::uint32_t idx =
-      voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
-  if constexpr (kMode == Sampling::Random) {
-    auto* k = reinterpret_cast<unsigned long long*>(v.d_keys + idx);
-    if (*k < key) atomicMax(k, static_cast<unsigned long long>(key));
-  } else {
-    add_sums(v, idx, sum, true);
-  }
-}
-
-/// Sums of a leaf chunk's points per voxel in shared memory, kLeafRound points at a time, so
-/// that the global atomics go per voxel of the round rather than per point (a leaf's
-/// neighbouring points share their parent's voxels). An open-addressing table twice as large
-/// as a round: red, green and blue in 21-bit fields of one word, alpha (18 bits) and the count
-/// (11 bits) in another, which kLeafRound points of 8-bit channels cannot overflow.
-constexpr std::uint32_t kLeafRound = 1024, kLeafSlots = 2 * kLeafRound;
-constexpr std::uint32_t kEmptySlot = 0xFFFFFFFFu;
-static_assert(kLeafRound * 255u < (1u << 18) && kLeafRound < (1u << 11));
-
-__device__ void average_leaf_chunk(const BulkView& v, const Point* points, std::uint32_t m,
-                                   std::uint32_t rank, std::uint32_t level) {
-  __shared__ std::uint32_t keys[kLeafSlots];
-  __shared__ unsigned long long rgb[kLeafSlots];
-  __shared__ std::uint32_t alpha_count[kLeafSlots];
-  const std::uint32_t g = v.tree.params.grid_bits;
-  for (std::uint32_t i = threadIdx.x; i < kLeafSlots; i += blockDim.x) {
-    keys[i] = kEmptySlot;
-    rgb[i] = 0;
-    alpha_count[i] = 0;
-  }
-  __syncthreads();
-  for (std::uint32_t round = 0; round < m; round += kLeafRound) {
-    const std::uint32_t end = min_u32(m, round + kLeafRound);
-    for (std::uint32_t s = round + threadIdx.x; s < end; s += blockDim.x) {
-      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-      const QuantPoint q =
-          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                   v.tree.quant_scale);
-      const std::uint32_t cell = cell_index(q, level, g);
-      const std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
-      const std::uint32_t idx =
-          voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
-      std::uint32_t h = (idx * 2654435761u) >> 21;  // 11 bits: kLeafSlots
-      for (;;) {
-        const std::uint32_t k = atomicCAS(&keys[h], kEmptySlot, idx);
-        if (k == kEmptySlot || k == idx) break;
-        h = (h + 1) & (kLeafSlots - 1);
-      }
-      atomicAdd(&rgb[h], static_cast<unsigned long long>(red_of(p.w)) |
-                             (static_cast<unsigned long long>(green_of(p.w)) << 21) |
-                             (static_cast<unsigned long long>(blue_of(p.w)) << 42));
-      atomicAdd(&alpha_count[h], alpha_of(p.w) | (1u << 18));
-    }
-    __syncthreads();
-    for (std::uint32_t i = threadIdx.x; i < kLeafSlots; i += blockDim.x) {
-      if (keys[i] == kEmptySlot) continue;
-      ColourSum sum;
-      const unsigned long long c = rgb[i];
-      sum.r = c & 0x1FFFFFu;
-      sum.g = (c >> 21) & 0x1FFFFFu;
-      sum.b = c >> 42;
-      sum.a = alpha_count[i] & 0x3FFFFu;
-      sum.count = alpha_count[i] >> 18;
-      add_sums(v, keys[i], sum, false);
-      keys[i] = kEmptySlot;
-      rgb[i] = 0;
-      alpha_count[i] = 0;
-    }
-    __syncthreads();
-  }
-}
 
 /// Blocks [0, leaf_chunks) take one leaf chunk each; the rest kBulkBlock voxels below each.
 template <Sampling kMode, bool kAccumulate>
@@ -179,6 +38,16 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     const Point* points = v.tree.chunk_data(chunk);
     if constexpr (kMode == Sampling::Average && kAccumulate) {
       average_leaf_chunk(v, points, m, rank, level);
+    } else if constexpr (kMode == Sampling::Weighted && kAccumulate) {
+      for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
+        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
+        const QuantPoint q =
+            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                     v.tree.quant_scale);
+        const std::uint32_t at[3] = {grid_position(q.x, level, g), grid_position(q.y, level, g),
+                                     grid_position(q.z, level, g)};
+        spread(v, rank, at, p.w);
+      }
     } else {
       for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
         const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
@@ -195,6 +64,15 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
   if (t >= below) return;
   const VoxelRecord r = v.d_below[t];
   const std::uint32_t rel = r.node - child_begin;
+  if constexpr (kMode == Sampling::Weighted && kAccumulate) {
+    // The child's voxel at its cell's centre, with its colour.
+    const std::uint32_t mask = (1u << g) - 1u;
+    const std::uint32_t at[3] = {child_cell_position(r.cell & mask, rel & 1u, g),
+                                 child_cell_position((r.cell >> g) & mask, (rel >> 1) & 1u, g),
+                                 child_cell_position(r.cell >> (2 * g), (rel >> 2) & 1u, g)};
+    spread(v, inner_begin + rel / 8, at, r.rgba);
+    return;
+  }
   ColourSum sum;
   std::uint64_t key = 0;
   if constexpr (kAccumulate) {
@@ -327,6 +205,9 @@ void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_b
   if (v.sampling == Sampling::Random) {
     launch_filter_mode<Sampling::Random>(v, level, child_begin, inner_begin, leaf_chunks,
                                          chunk_begin, below, accumulate, s);
+  } else if (v.sampling == Sampling::Weighted) {
+    launch_filter_mode<Sampling::Weighted>(v, level, child_begin, inner_begin, leaf_chunks,
+                                           chunk_begin, below, accumulate, s);
   } else {
     launch_filter_mode<Sampling::Average>(v, level, child_begin, inner_begin, leaf_chunks,
                                           chunk_begin, below, accumulate, s);
@@ -352,7 +233,7 @@ void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint3
   if (v.sampling == Sampling::Random) {
     emit_kernel<Sampling::Random>
         <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
-  } else {
+  } else {  // Average and Weighted: colour sums
     emit_kernel<Sampling::Average>
         <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
   }

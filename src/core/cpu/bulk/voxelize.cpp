@@ -3,7 +3,8 @@
 // A node is sampled in two passes over its children's samples: the first sets the cells'
 // bits in its occupancy grid; then every cell's rank (set cells before it, linear order) is its
 // voxel's index, and the second pass folds every sample into the accumulator at that index
-// with the filter. So a node's voxels come out in cell order, as the CUDA builder's do.
+// with the filter (Weighted: into the accumulators of the occupied cells around it). So a
+// node's voxels come out in cell order, as the CUDA builder's do.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -42,6 +43,20 @@ struct Average {
   }
   static void merge(Acc& into, const Acc& a) { into.add(a); }
   [[nodiscard]] static std::uint32_t colour(const Acc& a) { return a.rgba(); }
+};
+
+/// Weighted: a sample adds its colour to the occupied cells around it (spreads), so it is
+/// folded in by position (Voxelizer::spread_samples) rather than into its own cell's
+/// accumulator.
+struct Weighted {
+  using Acc = ColourSum;
+  static constexpr bool kSpreads = true;
+  [[nodiscard]] static std::uint32_t colour(const Acc& a) { return a.rgba(); }
+};
+
+template <class Filter>
+concept Spreads = requires {
+  Filter::kSpreads;
 };
 
 /// The voxels of one node while the tree is voxelized: cells ascending, accumulators beside.
@@ -85,20 +100,33 @@ class Voxelizer {
     NodeVoxels<Acc>& out = voxels_[id];
     out.cells.resize(total);
     out.acc.resize(total);
-    std::vector<bool> seen(total, false);
-    for_each_sample(n, [&](std::uint32_t cell, auto&& make) {
+    auto rank_of = [&](std::uint32_t cell) {
       const std::uint64_t word = words[cell >> 6];
-      const std::uint32_t r =
-          rank[cell >> 6] +
-          static_cast<std::uint32_t>(std::popcount(word & ((std::uint64_t{1} << (cell & 63)) - 1)));
-      if (seen[r]) {
-        Filter::merge(out.acc[r], make());
-      } else {
-        seen[r] = true;
-        out.cells[r] = cell;
-        out.acc[r] = make();
-      }
-    });
+      return rank[cell >> 6] + static_cast<std::uint32_t>(
+                                   std::popcount(word & ((std::uint64_t{1} << (cell & 63)) - 1)));
+    };
+    if constexpr (Spreads<Filter>) {
+      spread_samples(n, [&](const std::uint32_t(&p)[3], std::uint32_t rgba) {
+        for_each_spread_cell(p, g_, [&](std::uint32_t cell, std::uint32_t weight) {
+          if ((words[cell >> 6] & (std::uint64_t{1} << (cell & 63))) == 0) return;  // empty
+          const std::uint32_t r = rank_of(cell);
+          out.cells[r] = cell;
+          out.acc[r].add(rgba, weight);
+        });
+      });
+    } else {
+      std::vector<bool> seen(total, false);
+      for_each_sample(n, [&](std::uint32_t cell, auto&& make) {
+        const std::uint32_t r = rank_of(cell);
+        if (seen[r]) {
+          Filter::merge(out.acc[r], make());
+        } else {
+          seen[r] = true;
+          out.cells[r] = cell;
+          out.acc[r] = make();
+        }
+      });
+    }
   }
 
   /// The final colours of node `id`'s voxels; frees its accumulators.
@@ -111,6 +139,34 @@ class Voxelizer {
   }
 
  private:
+  /// Calls fn(position in n's grid, colour) for every sample of n's children: points, and
+  /// the children's voxels at their cell centres with their colours.
+  template <class Fn>
+  void spread_samples(const CpuNode& n, Fn&& fn) const {
+    const std::uint32_t mask = (1u << g_) - 1u;
+    for (std::uint32_t k = 0; k < 8; ++k) {
+      const std::uint32_t child = n.first_child + k;
+      if (store_.nodes[child].leaf()) {
+        for (std::uint64_t i = sorted_.begin[child]; i < sorted_.end[child]; ++i) {
+          const QuantPoint q = sorted_.q[i];
+          const std::uint32_t p[3] = {grid_position(q.x, n.level, g_),
+                                      grid_position(q.y, n.level, g_),
+                                      grid_position(q.z, n.level, g_)};
+          fn(p, points_[sorted_.order[i]].rgba);
+        }
+        continue;
+      }
+      const NodeVoxels<Acc>& below = voxels_[child];
+      for (std::size_t j = 0; j < below.cells.size(); ++j) {
+        const std::uint32_t c = below.cells[j];
+        const std::uint32_t p[3] = {child_cell_position(c & mask, k & 1u, g_),
+                                    child_cell_position((c >> g_) & mask, (k >> 1) & 1u, g_),
+                                    child_cell_position(c >> (2 * g_), k >> 2, g_)};
+        fn(p, Filter::colour(below.acc[j]));
+      }
+    }
+  }
+
   /// Calls fn(cell in n's grid, make) for every sample of n's children in order, where make()
   /// returns the sample's accumulator.
   template <class Fn>
@@ -120,7 +176,13 @@ class Voxelizer {
       if (store_.nodes[child].leaf()) {
         for (std::uint64_t i = sorted_.begin[child]; i < sorted_.end[child]; ++i) {
           const QuantPoint q = sorted_.q[i];
-          fn(cell_index(q, n.level, g_), [&] { return f_.of(q, points_[sorted_.order[i]].rgba); });
+          fn(cell_index(q, n.level, g_), [&] {
+            if constexpr (Spreads<Filter>) {
+              return Acc{};  // the mark needs the cell only; spread_samples folds them in
+            } else {
+              return f_.of(q, points_[sorted_.order[i]].rgba);
+            }
+          });
         }
       } else {
         const NodeVoxels<Acc>& below = voxels_[child];
@@ -181,6 +243,7 @@ std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
     case Sampling::Random:
       return run(Random{store.config.sampling_seed}, store, pool, points, sorted);
     case Sampling::Average: return run(Average{}, store, pool, points, sorted);
+    case Sampling::Weighted: return run(Weighted{}, store, pool, points, sorted);
     case Sampling::FirstCome: break;
   }
   return run(FirstCome{}, store, pool, points, sorted);
