@@ -71,10 +71,11 @@ int main(int argc, char** argv) {
                "instead of batch by batch");
   std::string sampling = "first";
   app.add_option("--sampling", sampling,
-                 "voxel colours: first (first-come), random (a random point of the cell) or "
-                 "average (the mean of the cell's points); random and average imply --bulk")
+                 "voxel colours: first (first-come), random (a random point of the cell), "
+                 "average (the mean of the cell's points) or weighted (samples within a cell "
+                 "weighted by distance); all but first imply --bulk")
       ->capture_default_str()
-      ->check(CLI::IsMember({"first", "random", "average"}));
+      ->check(CLI::IsMember({"first", "random", "average", "weighted"}));
   std::string color = "auto";
   app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
       ->capture_default_str()
@@ -90,7 +91,9 @@ int main(int argc, char** argv) {
     simlod::OctreeConfig config;
     config.backend = backend;
     if (sampling != "first") {
-      config.sampling = sampling == "random" ? simlod::Sampling::Random : simlod::Sampling::Average;
+      config.sampling = sampling == "random"    ? simlod::Sampling::Random
+                        : sampling == "average" ? simlod::Sampling::Average
+                                                : simlod::Sampling::Weighted;
       bulk = true;  // the incremental builder samples first-come
     }
     const simlod::Bounds cube = simlod::Octree::root_cube(source.bounds);
