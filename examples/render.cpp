@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
 
@@ -71,11 +72,10 @@ int main(int argc, char** argv) {
                "instead of batch by batch");
   std::string sampling = "first";
   app.add_option("--sampling", sampling,
-                 "voxel colours: first (first-come), random (a random point of the cell), "
-                 "average (the mean of the cell's points) or weighted (samples within a cell "
-                 "weighted by distance); all but first imply --bulk")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"first", "random", "average", "weighted"}));
+                 "voxel colours: " + simlod::examples::sampling_names() +
+                     " (first-come, a random point of the cell, the mean of its points, or its "
+                     "samples weighted by distance); all but first imply --bulk")
+      ->capture_default_str();
   std::string color = "auto";
   app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
       ->capture_default_str()
@@ -90,10 +90,8 @@ int main(int argc, char** argv) {
     Source source = open_source(input, synthetic, seed);
     simlod::OctreeConfig config;
     config.backend = backend;
-    if (sampling != "first") {
-      config.sampling = sampling == "random"    ? simlod::Sampling::Random
-                        : sampling == "average" ? simlod::Sampling::Average
-                                                : simlod::Sampling::Weighted;
+    config.sampling = simlod::examples::sampling_of(sampling);
+    if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // the incremental builder samples first-come
     }
     const simlod::Bounds cube = simlod::Octree::root_cube(source.bounds);

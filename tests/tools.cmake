@@ -1,4 +1,5 @@
-# Tests of the example programs (simlod-convert, simlod-info, simlod-render, simlod-demo), run through
+# Tests of the example programs (simlod-convert, simlod-info, simlod-render, simlod-demo,
+# simlod-compare), run through
 # tools/run_tool.cmake (see there for the step syntax). Tests that read the shared test data
 # skip when SIMLOD_TEST_DATA is unset at test time.
 
@@ -35,6 +36,7 @@ function(simlod_tool_test name)
       -DINFO=$<TARGET_FILE:simlod-info>
       -DRENDER=$<TARGET_FILE:simlod-render>
       -DDEMO=$<TARGET_FILE:simlod-demo>
+      -DCOMPARE=$<TARGET_FILE:simlod-compare>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -125,7 +127,9 @@ simlod_tool_test(tool_render_synthetic
        "OUT=bulk build of 20000 points" "OUT=20000 points, [0-9]+ nodes, cpu backend"
        EXISTS=<WORK>/k-overview.png
   STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/a
-       --sampling average "OUT=bulk build of 20000 points" EXISTS=<WORK>/a-overview.png)
+       --sampling average "OUT=bulk build of 20000 points" EXISTS=<WORK>/a-overview.png
+  STEP render --synthetic 20000 --backend cpu --width 64 --height 48 -o <WORK>/w
+       --sampling weighted "OUT=bulk build of 20000 points" EXISTS=<WORK>/w-overview.png)
 simlod_tool_test(tool_render_ply
   STEP render <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/t
        "OUT=3 points, 1 nodes" EXISTS=<WORK>/t-overview.png)
@@ -135,7 +139,8 @@ simlod_tool_test(tool_render_errors
        "ERR=^simlod-render: error: unknown view 'sideways'"
   STEP render --synthetic 100 --backend gpu RC=1 "ERR=^simlod-render: error: .*gpu"
   STEP render --synthetic 100 --backend cpu --color height RC=105 "ERR=--color: height not in"
-  STEP render --synthetic 100 --backend cpu --sampling mean RC=105 "ERR=--sampling: mean not in")
+  STEP render --synthetic 100 --backend cpu --sampling mean RC=1
+       "ERR=^simlod-render: error: unknown sampling 'mean' .use first, random, average, weighted.")
 # Colour by elevation: asked for, and by default for a file without colour.
 simlod_tool_test(tool_render_elevation NEEDS_DATA
   STEP render <DATA>/haystack_rock.las --backend cpu --width 64 --height 48 --views overview
@@ -174,3 +179,34 @@ simlod_tool_test(tool_demo_errors
 simlod_tool_test(tool_demo_ply
   STEP demo <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/p
        "OUT=3 points in" EXISTS=<WORK>/p-closeup.png)
+
+# simlod-compare: a table of PSNR and SSIM per view and filter, the JSON file and the PNGs;
+# small leaves give the small scenes a tree with voxels in view.
+simlod_tool_test(tool_compare_synthetic
+  STEP compare --synthetic 20000 --backend cpu --width 64 --height 48 --views 1
+       --leaf-points 500 -o <WORK>/c --json <WORK>/c.json
+       "OUT=^simlod-compare: 20000 points .synthetic town, seed 1., cpu backend, 64x48, LOD 64"
+       "OUT=background rgb.24, 26, 32."
+       "OUT= +first +random +average" "OUT=view +PSNR +SSIM +PSNR +SSIM +PSNR +SSIM"
+       "OUT=closeup 0 +[0-9inf.]+ [01]\\.[0-9]+ +[0-9inf.]+ [01]\\.[0-9]+ +[0-9inf.]+ [01]\\.[0-9]+"
+       "OUT=zoomedout 0 +[0-9inf.]+ [01]\\.[0-9]+ +[0-9inf.]+ [01]\\.[0-9]+ +[0-9inf.]+ [01]\\.[0-9]+"
+       "OUT=mean closeup +[0-9inf]" "OUT=mean zoomedout +[0-9inf]"
+       EXISTS=<WORK>/c.json EXISTS=<WORK>/c-closeup0-first.png
+       EXISTS=<WORK>/c-closeup0-random.png EXISTS=<WORK>/c-closeup0-average.png
+       EXISTS=<WORK>/c-zoomedout0-first.png EXISTS=<WORK>/c-zoomedout0-average.png
+  STEP cmake -E cat <WORK>/c.json "OUT=\"points\": 20000,"
+       "OUT=\"modes\": .\"first\", \"random\", \"average\".,"
+       "OUT=\"ssim\": {\"window\": 11, \"sigma\": 1.5, \"k1\": 0.01, \"k2\": 0.03"
+       "OUT=\"background\": .24, 26, 32.," "OUT=\"lod\": 64,"
+       "OUT=\"kind\": \"zoomedout\", \"index\": 0, \"scores\": {\"first\": {\"psnr\": "
+  STEP compare --scene exposure --points 20000 --backend cpu --width 64 --height 48 --views 1
+       --sampling average,first --no-images -o <WORK>/e "OUT=20000 points .exposure scene"
+       "OUT= +average +first" ABSENT=<WORK>/e-closeup0-first.png)
+simlod_tool_test(tool_compare_errors
+  STEP compare <WORK>/missing.las RC=1 "ERR=^simlod-compare: error: cannot open '.*missing.las'"
+  STEP compare --synthetic 100 --sampling first,mean RC=1
+       "ERR=^simlod-compare: error: unknown sampling 'mean' in --sampling .use first, random, average, weighted."
+  STEP compare --synthetic 100 --views 0 RC=1 "ERR=^simlod-compare: error: --views must be at least 1"
+  STEP compare --synthetic 100 --scene exposure RC=1 "ERR=^simlod-compare: error: give one of"
+  STEP compare --synthetic 100 --backend gpu RC=1 "ERR=^simlod-compare: error: .*gpu"
+  STEP compare --scene sideways RC=105 "ERR=--scene: sideways not in")

@@ -1,0 +1,195 @@
+// simlod-compare: how well the LOD octree's voxels stand for the full-resolution points, per
+// voxel colour filter (OctreeConfig::sampling). Every camera is drawn twice, with every
+// original point (the reference) and with level of detail, and the two images are compared
+// with PSNR and SSIM, as CudaLOD's quality table does.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/compare_report.hpp"
+#include "common/compare_views.hpp"
+#include "common/exposure_scene.hpp"
+#include "common/image_metrics.hpp"
+#include "common/sampling_names.hpp"
+#include "common/views.hpp"
+#include "simlod/simlod.hpp"
+
+namespace {
+
+using simlod::examples::CompareReport;
+using simlod::examples::parse_samplings;
+using simlod::examples::sampling_names;
+using simlod::examples::sampling_of;
+
+/// Every point of the input in octree coordinates (relative to the root cube's minimum), with
+/// the bounds of the input as read.
+struct Input {
+  std::vector<simlod::Point> points;
+  simlod::Bounds bounds;
+  std::string name;
+};
+
+Input load(const std::string& file, std::uint64_t synthetic, const std::string& scene,
+           std::uint64_t scene_points, std::uint64_t seed) {
+  Input in;
+  if (!scene.empty()) {
+    simlod::examples::ExposureScene s =
+        simlod::examples::exposure_scene({.points = scene_points, .seed = seed});
+    in.points = std::move(s.points);
+    in.bounds = s.bounds;
+    in.name = fmt::format("exposure scene, seed {}", seed);
+  } else if (synthetic > 0) {
+    simlod::synth::Generator g(simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
+    in.bounds = g.bounds();
+    in.points.resize(synthetic);
+    std::size_t n = 0;
+    while (n < in.points.size()) n += g.next(std::span(in.points).subspan(n));
+    in.name = fmt::format("synthetic town, seed {}", seed);
+  } else {
+    const auto reader = simlod::open_reader(file);
+    const simlod::FileInfo& info = reader->info();
+    for (int a = 0; a < 3; ++a) {
+      in.bounds.min[a] = info.bounds.min[a] - info.origin[a];
+      in.bounds.max[a] = info.bounds.max[a] - info.origin[a];
+    }
+    in.points.resize(info.point_count);
+    std::size_t n = 0;
+    while (n < in.points.size()) n += reader->read(std::span(in.points).subspan(n));
+    in.name = file;
+  }
+  if (in.points.empty()) throw simlod::InvalidInput("the input holds no points");
+  const auto origin = simlod::Octree::root_cube(in.bounds).min;
+  for (simlod::Point& p : in.points) {
+    p.x = static_cast<float>(p.x - origin[0]);
+    p.y = static_cast<float>(p.y - origin[1]);
+    p.z = static_cast<float>(p.z - origin[2]);
+  }
+  return in;
+}
+
+/// The reference on the left, the LOD image on the right.
+std::vector<std::uint8_t> side_by_side(const std::vector<std::uint8_t>& left,
+                                       const std::vector<std::uint8_t>& right, std::uint32_t width,
+                                       std::uint32_t height) {
+  std::vector<std::uint8_t> out(std::size_t{width} * height * 8);
+  const std::size_t row = std::size_t{width} * 4;
+  for (std::size_t y = 0; y < height; ++y) {
+    std::copy_n(left.begin() + y * row, row, out.begin() + 2 * y * row);
+    std::copy_n(right.begin() + y * row, row, out.begin() + (2 * y + 1) * row);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Measures how well the LOD octree's voxels stand for the full-resolution points: renders "
+      "close-up and zoomed-out views with every point and with level of detail, per voxel "
+      "colour filter, and compares them (PSNR, SSIM)"};
+  std::string input, scene, backend_name = "auto", samplings = "first,random,average";
+  std::string prefix = "compare", json_path;
+  std::uint64_t synthetic = 0, scene_points = 2'000'000, seed = 1;
+  std::uint32_t views = 3, width = 960, height = 540;
+  std::uint32_t leaf_points = simlod::OctreeConfig{}.max_points_per_leaf;
+  float lod = 64.0f;
+  bool no_images = false;
+  app.add_option("input", input, "point cloud file (LAS, LAZ, PLY, SIM)");
+  app.add_option("--synthetic", synthetic, "the synthetic town of N points instead");
+  app.add_option("--scene", scene,
+                 "a generated test scene instead: exposure (two scans of one surface, the "
+                 "second darker, shuffled together)")
+      ->check(CLI::IsMember({"exposure"}));
+  app.add_option("--points", scene_points, "points of --scene")->capture_default_str();
+  app.add_option("--seed", seed, "seed of --synthetic and --scene")->capture_default_str();
+  app.add_option("--sampling", samplings,
+                 "voxel colour filters to compare, comma-separated: " + sampling_names())
+      ->capture_default_str();
+  app.add_option("--backend", backend_name, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--views", views, "close-ups and as many zoomed-out views")->capture_default_str();
+  app.add_option("--width", width)->capture_default_str()->check(CLI::Range(16u, 16384u));
+  app.add_option("--height", height)->capture_default_str()->check(CLI::Range(16u, 16384u));
+  app.add_option("--leaf-points", leaf_points,
+                 "points per leaf at most; smaller leaves give a small cloud the deeper tree of "
+                 "a large one")
+      ->capture_default_str();
+  app.add_option("--lod", lod, "LOD threshold in pixels")->capture_default_str();
+  app.add_option("-o,--output", prefix, "PNG prefix: PREFIX-<kind><i>-<sampling>.png")
+      ->capture_default_str();
+  app.add_flag("--no-images", no_images, "write no PNGs");
+  app.add_option("--json", json_path, "also write the results as JSON to FILE");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const int sources = !input.empty() + (synthetic > 0) + !scene.empty();
+    if (sources != 1) {
+      throw simlod::InvalidInput("give one of an input file, --synthetic N or --scene exposure");
+    }
+    if (views == 0) throw simlod::InvalidInput("--views must be at least 1");
+    if (!(lod > 0.0f)) throw simlod::InvalidInput("--lod must be above 0 (the reference is 0)");
+    CompareReport report;
+    report.modes = parse_samplings(samplings);
+    const simlod::Backend backend = simlod::parse_backend(backend_name);
+    const Input in = load(input, synthetic, scene, scene_points, seed);
+    report.input = in.name;
+    report.points = in.points.size();
+    report.width = width;
+    report.height = height;
+    report.lod = lod;
+    report.leaf_points = leaf_points;
+    const simlod::Bounds root = simlod::Octree::root_cube(in.bounds);
+    const simlod::Bounds box = simlod::examples::relative_box(in.bounds, root.min);
+    const simlod::Bounds cube = simlod::examples::relative_box(root, root.min);
+    std::vector<simlod::examples::CompareView> cameras =
+        simlod::examples::closeup_views(in.points, box, views, width, height);
+    for (auto& v : simlod::examples::zoomed_out_views(box, cube, lod, views, width, height)) {
+      cameras.push_back(std::move(v));
+    }
+    for (const auto& c : cameras) report.views.push_back({c.kind, c.index, {}});
+    std::vector<std::vector<std::uint8_t>> references(cameras.size());
+    for (const std::string& mode : report.modes) {
+      simlod::OctreeConfig config;
+      config.backend = backend;
+      config.sampling = sampling_of(mode);
+      config.max_points_per_leaf = leaf_points;
+      const simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
+      report.backend = simlod::to_string(tree.backend());
+      simlod::Framebuffer fb(width, height, tree.backend());
+      for (std::size_t i = 0; i < cameras.size(); ++i) {
+        simlod::View view = cameras[i].view;
+        view.quality = simlod::RenderQuality::High;
+        view.color = simlod::ColorMode::Rgb;
+        view.background = report.background;
+        if (references[i].empty()) {  // leaves hold the same points whatever the filter
+          view.lod_threshold = 0.0f;  // every original point, no voxels
+          simlod::rasterize(tree, view, fb);
+          references[i] = fb.download();
+        }
+        view.lod_threshold = lod;
+        simlod::rasterize(tree, view, fb);
+        const std::vector<std::uint8_t> image = fb.download();
+        const simlod::examples::RgbaImage ref{references[i], width, height};
+        const simlod::examples::RgbaImage got{image, width, height};
+        report.views[i].scores.push_back({simlod::examples::psnr_rgb(ref, got),
+                                          simlod::examples::ssim_rgb(ref, got, report.ssim)});
+        if (!no_images) {
+          simlod::write_png(
+              fmt::format("{}-{}{}-{}.png", prefix, cameras[i].kind, cameras[i].index, mode),
+              2 * width, height, side_by_side(references[i], image, width, height));
+        }
+      }
+    }
+    simlod::examples::print_table(report);
+    if (!json_path.empty()) simlod::examples::write_json(report, json_path);
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "simlod-compare: error: {}\n", e.what());
+    return 1;
+  }
+}
