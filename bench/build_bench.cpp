@@ -12,8 +12,9 @@
 // Sampling::Random / Average / Weighted.
 //
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
-// whole build() call), memory per input point of the finished tree (B_per_pt_tree) and of the
-// builder's scratch (B_per_pt_scratch), nodes and depth. Median of 5 after a warm-up build.
+// whole build() call), memory per input point of the finished tree (B_per_pt_tree), of the
+// builder's scratch (B_per_pt_scratch) and of that the voxel colours' accumulators
+// (B_per_pt_filter), nodes and depth. Median of 5 after a warm-up build.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -50,6 +51,7 @@ void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n
   state.counters["B_per_pt_tree"] =
       per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
   state.counters["B_per_pt_scratch"] = per_point(b.scratch_bytes);
+  state.counters["B_per_pt_filter"] = per_point(b.filter_bytes);
   state.counters["points"] = static_cast<double>(n);
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;

@@ -101,6 +101,9 @@ struct BuildStats {
   double total_ms = 0.0;
   /// Peak working memory beyond the finished tree and the input points (CUDA: device memory).
   std::uint64_t scratch_bytes = 0;
+  /// Of scratch_bytes: the voxel colours' accumulators at their peak (two levels at a time;
+  /// CUDA: the filtered levels' accumulators and cell index, 0 for FirstCome).
+  std::uint64_t filter_bytes = 0;
 };
 
 struct OctreeStats {

@@ -297,3 +297,25 @@ TEST(BulkSampling, VoxelsComeInCellOrder) {
 
 }  // namespace
 }  // namespace simlod::test
+
+namespace simlod::test {
+namespace {
+
+// stats().build.filter_bytes: the accumulators' peak, part of the scratch, larger for the
+// 40-byte colour sums than for the 8-byte random keys.
+TEST(BulkSampling, AccumulatorMemoryIsReported) {
+  const Scene& s = synth_scene(50'000, synth::Order::Scan);
+  std::uint64_t bytes[3] = {};
+  const Sampling modes[3] = {Sampling::Random, Sampling::Average, Sampling::Weighted};
+  for (int i = 0; i < 3; ++i) {
+    const BuildStats b = Octree::build(s.points, s.bounds, sampling_config(modes[i])).stats().build;
+    EXPECT_GT(b.filter_bytes, 0u);
+    EXPECT_LE(b.filter_bytes, b.scratch_bytes);
+    bytes[i] = b.filter_bytes;
+  }
+  EXPECT_GT(bytes[1], bytes[0]);
+  EXPECT_EQ(bytes[1], bytes[2]);  // the same sums, the same voxels
+}
+
+}  // namespace
+}  // namespace simlod::test

@@ -195,6 +195,14 @@ TEST(GpuBuild, AverageSamplingEqualsCpu) {
 TEST(GpuBuild, WeightedSamplingEqualsCpu) {
   SIMLOD_REQUIRE_GPU();
   expect_sums_match(Sampling::Weighted);
+  // The accumulators are reported, within the scratch; first-come has none.
+  const Scene& s = synth_scene(1'000'000, synth::Order::Scan);
+  OctreeConfig c = on_backend(small_config(), Backend::Cuda);
+  EXPECT_EQ(Octree::build(s.points, s.bounds, c).stats().build.filter_bytes, 0u);
+  c.sampling = Sampling::Weighted;
+  const BuildStats b = Octree::build(s.points, s.bounds, c).stats().build;
+  EXPECT_GT(b.filter_bytes, 0u);
+  EXPECT_LE(b.filter_bytes, b.scratch_bytes);
 }
 
 // Nodes of 2^24 points or more keep 64-bit colour sums on the GPU (smaller ones 32-bit, which

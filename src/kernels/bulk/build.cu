@@ -80,6 +80,7 @@ class Driver {
     stats.split_ms = elapsed_ms(start.get(), split.get());
     stats.voxelize_ms = elapsed_ms(split.get(), end.get());
     stats.scratch_bytes = scratch_bytes();
+    stats.filter_bytes = acc_[0].bytes() + acc_[1].bytes() + groups_.bytes();
   }
 
  private:

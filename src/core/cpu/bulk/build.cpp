@@ -110,7 +110,8 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
 
     const auto voxel_start = Clock::now();
     store.grids.reserve((store.nodes.size() - 1) / 8);
-    const auto voxels = bulk::voxelize(store, pool, points, sorted);
+    std::uint64_t filter_bytes = 0;
+    const auto voxels = bulk::voxelize(store, pool, points, sorted, filter_bytes);
     std::uint64_t voxel_chunks = 0, voxel_count = 0;
     for (const auto& v : voxels) {
       voxel_chunks += store.chunks_for(v.size());
@@ -129,11 +130,13 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     stats.split_ms += write_ms * share;
     stats.voxelize_ms += write_ms * (1.0 - share);
     // The sort holds two arrays of 16-byte keys; afterwards the order and the quantised
-    // points (16 bytes a point), the voxel lists and the node ranges.
+    // points (16 bytes a point), the voxel lists, the node ranges and the accumulators of the
+    // voxel colours (two levels at a time).
+    stats.filter_bytes = filter_bytes;
     stats.scratch_bytes = std::max<std::uint64_t>(
         points.size() * 32, points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
                                 voxel_count * sizeof(bulk::CellSample) +
-                                sorted.begin.size() * 2 * sizeof(std::uint64_t));
+                                sorted.begin.size() * 2 * sizeof(std::uint64_t) + filter_bytes);
   } catch (const std::bad_alloc&) {
     throw CapacityError(
         fmt::format("host memory ran out while building the octree of {} points; nothing was built",

@@ -33,9 +33,10 @@ SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> poin
 
 /// The voxels of every inner node in cell order (empty lists for leaves), coloured by
 /// store.config.sampling; sets the bits of store.grids (one grid per inner node, acquired in id
-/// order). Throws std::bad_alloc.
+/// order); `peak_bytes` = the most bytes its accumulators held at once. Throws std::bad_alloc.
 std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
                                               std::span<const Point> points,
-                                              const SortedPoints& sorted);
+                                              const SortedPoints& sorted,
+                                              std::uint64_t& peak_bytes);
 
 }  // namespace simlod::detail::cpu::bulk

@@ -129,6 +129,11 @@ class Voxelizer {
     }
   }
 
+  /// Bytes of the accumulators (and their cells) node `id` holds now.
+  [[nodiscard]] std::uint64_t bytes(std::size_t id) const {
+    return voxels_[id].cells.size() * (sizeof(std::uint32_t) + sizeof(Acc));
+  }
+
   /// The final colours of node `id`'s voxels; frees its accumulators.
   std::vector<CellSample> colours(std::size_t id) {
     NodeVoxels<Acc>& v = voxels_[id];
@@ -205,8 +210,8 @@ class Voxelizer {
 
 template <class Filter>
 std::vector<std::vector<CellSample>> run(const Filter& f, TreeStore& store, PoolView& pool,
-                                         std::span<const Point> points,
-                                         const SortedPoints& sorted) {
+                                         std::span<const Point> points, const SortedPoints& sorted,
+                                         std::uint64_t& peak_bytes) {
   std::vector<CpuNode>& nodes = store.nodes;
   for (CpuNode& n : nodes) {
     if (!n.leaf()) n.grid = store.grids.acquire();
@@ -225,6 +230,12 @@ std::vector<std::vector<CellSample>> run(const Filter& f, TreeStore& store, Pool
   const std::vector<std::uint32_t>& begin = sorted.level_begin;
   for (std::size_t level = begin.size() - 1; level-- > 0;) {
     each_inner(begin[level], begin[level + 1], [&](std::size_t id, unsigned w) { v.node(id, w); });
+    // The accumulators of this level and the one below are alive together.
+    std::uint64_t live = 0;
+    for (std::size_t id = begin[level]; id < begin[std::min(level + 2, begin.size() - 1)]; ++id) {
+      live += v.bytes(id);
+    }
+    peak_bytes = std::max(peak_bytes, live);
     if (level + 2 < begin.size()) {
       each_inner(begin[level + 1], begin[level + 2],
                  [&](std::size_t id, unsigned) { out[id] = v.colours(id); });
@@ -238,15 +249,16 @@ std::vector<std::vector<CellSample>> run(const Filter& f, TreeStore& store, Pool
 
 std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
                                               std::span<const Point> points,
-                                              const SortedPoints& sorted) {
+                                              const SortedPoints& sorted,
+                                              std::uint64_t& peak_bytes) {
   switch (store.config.sampling) {
     case Sampling::Random:
-      return run(Random{store.config.sampling_seed}, store, pool, points, sorted);
-    case Sampling::Average: return run(Average{}, store, pool, points, sorted);
-    case Sampling::Weighted: return run(Weighted{}, store, pool, points, sorted);
+      return run(Random{store.config.sampling_seed}, store, pool, points, sorted, peak_bytes);
+    case Sampling::Average: return run(Average{}, store, pool, points, sorted, peak_bytes);
+    case Sampling::Weighted: return run(Weighted{}, store, pool, points, sorted, peak_bytes);
     case Sampling::FirstCome: break;
   }
-  return run(FirstCome{}, store, pool, points, sorted);
+  return run(FirstCome{}, store, pool, points, sorted, peak_bytes);
 }
 
 }  // namespace simlod::detail::cpu::bulk
