@@ -16,6 +16,7 @@
 #include "common/compare_views.hpp"
 #include "common/exposure_scene.hpp"
 #include "common/image_metrics.hpp"
+#include "common/point_loader.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
@@ -29,47 +30,21 @@ using simlod::examples::sampling_of;
 
 /// Every point of the input in octree coordinates (relative to the root cube's minimum), with
 /// the bounds of the input as read.
-struct Input {
-  std::vector<simlod::Point> points;
-  simlod::Bounds bounds;
-  std::string name;
-};
-
-Input load(const std::string& file, std::uint64_t synthetic, const std::string& scene,
-           std::uint64_t scene_points, std::uint64_t seed) {
-  Input in;
-  if (!scene.empty()) {
-    simlod::examples::ExposureScene s =
-        simlod::examples::exposure_scene({.points = scene_points, .seed = seed});
-    in.points = std::move(s.points);
-    in.bounds = s.bounds;
-    in.name = fmt::format("exposure scene, seed {}", seed);
-  } else if (synthetic > 0) {
-    simlod::synth::Generator g(simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
-    in.bounds = g.bounds();
-    in.points.resize(synthetic);
-    std::size_t n = 0;
-    while (n < in.points.size()) n += g.next(std::span(in.points).subspan(n));
-    in.name = fmt::format("synthetic town, seed {}", seed);
-  } else {
-    const auto reader = simlod::open_reader(file);
-    const simlod::FileInfo& info = reader->info();
-    for (int a = 0; a < 3; ++a) {
-      in.bounds.min[a] = info.bounds.min[a] - info.origin[a];
-      in.bounds.max[a] = info.bounds.max[a] - info.origin[a];
-    }
-    in.points.resize(info.point_count);
-    std::size_t n = 0;
-    while (n < in.points.size()) n += reader->read(std::span(in.points).subspan(n));
-    in.name = file;
+simlod::examples::LoadedPoints load(const std::string& file, std::uint64_t synthetic,
+                                    const std::string& scene, std::uint64_t scene_points,
+                                    std::uint64_t seed) {
+  if (scene.empty()) {
+    return synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed})
+                         : simlod::examples::load_points({file});
   }
-  if (in.points.empty()) throw simlod::InvalidInput("the input holds no points");
-  const auto origin = simlod::Octree::root_cube(in.bounds).min;
-  for (simlod::Point& p : in.points) {
-    p.x = static_cast<float>(p.x - origin[0]);
-    p.y = static_cast<float>(p.y - origin[1]);
-    p.z = static_cast<float>(p.z - origin[2]);
-  }
+  simlod::examples::ExposureScene s =
+      simlod::examples::exposure_scene({.points = scene_points, .seed = seed});
+  simlod::examples::LoadedPoints in;
+  const auto origin = simlod::Octree::root_cube(s.bounds).min;
+  simlod::examples::shift_points(s.points, {-origin[0], -origin[1], -origin[2]});
+  in.points = std::move(s.points);
+  in.bounds = s.bounds;
+  in.name = fmt::format("exposure scene, seed {}", seed);
   return in;
 }
 
@@ -136,7 +111,7 @@ int main(int argc, char** argv) {
     CompareReport report;
     report.modes = parse_samplings(samplings);
     const simlod::Backend backend = simlod::parse_backend(backend_name);
-    const Input in = load(input, synthetic, scene, scene_points, seed);
+    const simlod::examples::LoadedPoints in = load(input, synthetic, scene, scene_points, seed);
     report.input = in.name;
     report.points = in.points.size();
     report.width = width;

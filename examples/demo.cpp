@@ -2,87 +2,35 @@
 // into an LOD octree while rendering it every frame, as a viewer would: points appear tens of
 // milliseconds after loading starts and the picture fills in as the rest streams in.
 // Writes PNG frames during loading (--frames), a final overview and close-up, and a summary
-// (--stats: the same as JSON).
+// (--stats: the same as JSON). --bulk reads every point first and builds the octree in one go
+// (demo_bulk.cpp), which alone can filter voxel colours (--sampling).
+#include "demo.hpp"
+
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/frame_writer.hpp"
-#include "common/json.hpp"
 #include "common/progress.hpp"
+#include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 namespace ex = simlod::examples;
+namespace demo = simlod::examples::demo;
+using demo::Clock;
+using demo::ms_since;
+using demo::Options;
+using demo::Summary;
 
-struct Options {
-  std::vector<std::string> inputs;
-  std::uint64_t points = 100'000'000, seed = 1;
-  std::string order = "scan", backend = "auto", frames_dir, stats_path, output = "out/demo";
-  double budget_ms = 10.0, frame_ms = 500.0, fps = 60.0, lod = 128.0;
-  std::uint32_t batch = 0, first_batch = 1u << 14, width = 1280, height = 720;
-  unsigned loaders = 0;
-  std::string view = "overview", color = "auto";
-  bool edl = false, quiet = false;
-};
-
-struct Summary {
-  std::uint64_t points = 0;
-  std::uint64_t refused = 0;  ///< points that did not fit (device full)
-  double seconds = 0.0, first_frame_ms = -1.0;
-  double update_ms_sum = 0.0, update_ms_max = 0.0, render_ms_sum = 0.0;
-  std::uint64_t updates = 0, renders = 0, frames_written = 0;
-  std::vector<std::string> errors;
-};
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-/// A camera by name for `box`, coloured as --color says (`data_has_color`: for "auto").
-simlod::View make_view(const Options& o, std::string_view name, const simlod::Bounds& box,
-                       bool data_has_color) {
-  simlod::View v = ex::named_view(name, box, o.width, o.height);
-  v.lod_threshold = static_cast<float>(o.lod);
-  v.eye_dome_lighting = o.edl;
-  v.background = simlod::pack_rgba(24, 26, 32);
-  ex::apply_color(v, o.color, data_has_color, box);
-  return v;
-}
-
-std::string stats_json(const Summary& s, const simlod::OctreeStats& t, simlod::Backend backend) {
-  const double mps = s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0;
-  const std::uint64_t bytes = t.bytes_points + t.bytes_voxels + t.bytes_grids + t.bytes_nodes;
-  return fmt::format(
-      "{{\n  \"backend\": {},\n  \"points\": {},\n  \"seconds\": {},\n  \"mps\": {},\n"
-      "  \"first_frame_ms\": {},\n  \"update_ms_avg\": {},\n  \"update_ms_max\": {},\n"
-      "  \"render_ms_avg\": {},\n  \"updates\": {},\n  \"renders\": {},\n  \"nodes\": {},\n"
-      "  \"leaves\": {},\n  \"inner_nodes\": {},\n  \"voxels\": {},\n  \"bytes\": {},\n"
-      "  \"bytes_points\": {},\n  \"bytes_voxels\": {},\n  \"bytes_grids\": {},\n"
-      "  \"bytes_nodes\": {},\n  \"points_refused\": {},\n  \"errors\": {}\n}}\n",
-      ex::json_string(std::string(simlod::to_string(backend))), s.points,
-      ex::json_number(s.seconds), ex::json_number(mps), ex::json_number(s.first_frame_ms),
-      ex::json_number(s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0),
-      ex::json_number(s.update_ms_max),
-      ex::json_number(s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0),
-      s.updates, s.renders, t.nodes, t.leaves, t.inner_nodes, t.voxels, bytes, t.bytes_points,
-      t.bytes_voxels, t.bytes_grids, t.bytes_nodes, s.refused, s.errors.size());
-}
-
-void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backend backend) {
-  const double mib = 1024.0 * 1024.0;
+void print_summary(const Summary& s, simlod::Backend backend) {
   fmt::print("simlod-demo: {} points in {:.2f} s ({:.1f} M points/s), {} backend\n", s.points,
              s.seconds, s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0,
              simlod::to_string(backend));
@@ -95,14 +43,6 @@ void print_summary(const Summary& s, const simlod::OctreeStats& t, simlod::Backe
              s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max);
   fmt::print("  render: {} frames, {:.2f} ms average\n", s.renders,
              s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0);
-  fmt::print("  octree: {} nodes ({} leaves, {} inner), depth {}, {} voxels\n", t.nodes, t.leaves,
-             t.inner_nodes, t.depth, t.voxels);
-  fmt::print("  memory: points {:.1f} MiB, voxels {:.1f} MiB, grids {:.1f} MiB, nodes {:.1f} MiB\n",
-             static_cast<double>(t.bytes_points) / mib, static_cast<double>(t.bytes_voxels) / mib,
-             static_cast<double>(t.bytes_grids) / mib, static_cast<double>(t.bytes_nodes) / mib);
-  if (s.refused > 0) {
-    fmt::print("  {} points could not be inserted: the device memory was full\n", s.refused);
-  }
 }
 
 /// Errors go to stderr, always (also with -q): what failed, and what of it stays in the view.
@@ -128,9 +68,7 @@ int run(const Options& o) {
                                                             : 1u << 16;
   config.first_batch_points = o.first_batch;
   config.loader_threads = o.loaders;
-  if (o.order != "scan" && o.order != "morton") {
-    throw simlod::InvalidInput("--order must be scan or morton");
-  }
+  const simlod::synth::Order order = demo::order_of(o);
   // What a viewer sets up when it starts, before anything is loaded: the device (through the
   // framebuffer) and the page-locked buffers of the stream.
   simlod::Framebuffer fb(o.width, o.height, resolved);
@@ -140,20 +78,16 @@ int run(const Options& o) {
 
   const auto start = Clock::now();
   simlod::Streamer streamer =
-      o.inputs.empty()
-          ? simlod::Streamer::synthetic({.points = o.points,
-                                         .seed = o.seed,
-                                         .order = o.order == "morton" ? simlod::synth::Order::Morton
-                                                                      : simlod::synth::Order::Scan},
-                                        config)
-          : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
+      o.inputs.empty() ? simlod::Streamer::synthetic(
+                             {.points = o.points, .seed = o.seed, .order = order}, config)
+                       : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
   // The cameras frame the data, not the empty top of the cube.
   const simlod::Bounds box = ex::relative_box(streamer.bounds(), streamer.octree().cube().min);
   // Scans without colour of their own (most airborne LiDAR) are drawn by elevation by default.
   const bool data_has_color =
       o.inputs.empty() || std::any_of(streamer.files().begin(), streamer.files().end(),
                                       [](const simlod::FileInfo& f) { return f.has_color; });
-  const simlod::View view = make_view(o, o.view, box, data_has_color);
+  const simlod::View view = demo::make_view(o, o.view, box, data_has_color);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
 
@@ -205,30 +139,12 @@ int run(const Options& o) {
   bar.finish();
   writer.wait();
 
-  std::filesystem::create_directories(std::filesystem::path(o.output).parent_path().empty()
-                                          ? std::filesystem::path(".")
-                                          : std::filesystem::path(o.output).parent_path());
-  for (const char* name : {"overview", "closeup"}) {
-    const simlod::View v = make_view(o, name, box, data_has_color);
-    simlod::rasterize(streamer.octree(), v, fb);
-    fb.save_png(fmt::format("{}-{}.png", o.output, name));
-  }
+  demo::write_pictures(o, streamer.octree(), fb, box, data_has_color);
   const simlod::OctreeStats t = streamer.octree().stats();
-  print_summary(s, t, streamer.octree().backend());
+  print_summary(s, streamer.octree().backend());
+  demo::print_octree(o, s, t);
   print_failures(streamer);
-  fmt::print("  pictures: {}-overview.png, {}-closeup.png{}\n", o.output, o.output,
-             o.frames_dir.empty()
-                 ? std::string()
-                 : fmt::format(", {} frames in {}", s.frames_written, o.frames_dir));
-  if (!o.stats_path.empty()) {
-    std::ofstream out(o.stats_path);
-    out << stats_json(s, t, streamer.octree().backend());
-    out.close();  // the data reaches the disk (or fails, e.g. when it is full) here
-    if (!out) {
-      throw simlod::IoError(
-          fmt::format("'{}': cannot write the statistics: {}", o.stats_path, std::strerror(errno)));
-    }
-  }
+  demo::write_stats(o, s, t, streamer.octree().backend());
   return s.errors.empty() ? 0 : 1;
 }
 
@@ -267,16 +183,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "rgb", "elevation"}));
   app.add_option("--fps", o.fps, "frames rendered per second at most (0: after every update)")
       ->capture_default_str();
-  app.add_option("--frames", o.frames_dir, "write PNG frames during loading into this folder");
+  app.add_option("--frames", o.frames_dir,
+                 "write PNG frames during loading into this folder (--bulk: none while "
+                 "loading and building, one once the octree is built)");
   app.add_option("--frame-ms", o.frame_ms, "milliseconds between written frames")
       ->capture_default_str();
   app.add_option("-o,--output", o.output, "final pictures: OUTPUT-overview.png, -closeup.png")
       ->capture_default_str();
   app.add_option("--stats", o.stats_path, "write the summary as JSON to this file");
   app.add_flag("-q,--quiet", o.quiet, "no progress bar");
+  app.add_flag("--bulk", o.bulk,
+               "read every point first, then build the octree in one go (Octree::build): "
+               "nothing to see until it is built");
+  app.add_option("--sampling", o.sampling,
+                 "voxel colours: " + ex::sampling_names() +
+                     " (first-come, a random point of the cell, the mean of its points, or its "
+                     "samples weighted by distance); all but first need --bulk")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    return run(o);
+    // The incremental builder keeps the first point to reach a voxel cell; only the bulk
+    // build sees all of a cell's points at once.
+    if (ex::sampling_of(o.sampling) != simlod::Sampling::FirstCome && !o.bulk) {
+      throw simlod::InvalidInput(fmt::format(
+          "--sampling {} needs --bulk: streaming builds first-come voxel colours", o.sampling));
+    }
+    return o.bulk ? demo::run_bulk(o) : run(o);
   } catch (const std::exception& e) {
     fmt::print(stderr, "simlod-demo: error: {}\n", e.what());
     return 1;

@@ -4,10 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/point_loader.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
@@ -41,6 +41,44 @@ Source open_source(const std::string& input, std::uint64_t synthetic, std::uint6
     }
   }
   return s;
+}
+
+struct Built {
+  simlod::Octree tree;
+  simlod::Bounds bounds;  ///< of the points as read, which the cameras frame
+  bool has_color = true;
+};
+
+/// Batch by batch, as a viewer that draws while loading would (simlod-demo streams).
+Built build_incremental(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
+                        const simlod::OctreeConfig& config) {
+  Source source = open_source(input, synthetic, seed);
+  const auto origin = simlod::Octree::root_cube(source.bounds).min;
+  std::vector<simlod::Point> batch(config.max_batch_points);
+  simlod::Octree tree = simlod::Octree::create(source.bounds, config);
+  for (;;) {
+    const std::size_t n = source.next(batch);
+    if (n == 0) break;  // readers and the generator return their whole count, then 0
+    simlod::examples::shift_points(std::span(batch).first(n), {-origin[0], -origin[1], -origin[2]});
+    tree.insert(std::span(batch).first(n));
+    tree.update();
+  }
+  return {std::move(tree), source.bounds, source.has_color};
+}
+
+/// --bulk: every point, then one build.
+Built build_bulk(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
+                 const simlod::OctreeConfig& config) {
+  simlod::examples::LoadedPoints in =
+      synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed})
+                    : simlod::examples::load_points({input});
+  simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
+  const simlod::BuildStats b = tree.stats().build;
+  fmt::print(
+      "simlod-render: bulk build of {} points: split {:.2f} ms, voxelize {:.2f} ms, "
+      "{:.2f} ms in all\n",
+      b.points, b.split_ms, b.voxelize_ms, b.total_ms);
+  return {std::move(tree), in.bounds, in.has_color};
 }
 
 }  // namespace
@@ -86,46 +124,16 @@ int main(int argc, char** argv) {
     if (input.empty() == (synthetic == 0)) {
       throw simlod::InvalidInput("give either an input file or --synthetic N");
     }
-    const simlod::Backend backend = simlod::parse_backend(backend_name);
-    Source source = open_source(input, synthetic, seed);
     simlod::OctreeConfig config;
-    config.backend = backend;
+    config.backend = simlod::parse_backend(backend_name);
     config.sampling = simlod::examples::sampling_of(sampling);
     if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // the incremental builder samples first-come
     }
-    const simlod::Bounds cube = simlod::Octree::root_cube(source.bounds);
-    const auto& origin = cube.min;
-    std::vector<simlod::Point> all;  // --bulk: every point, then one build
-    std::vector<simlod::Point> batch(config.max_batch_points);
-    std::optional<simlod::Octree> incremental;
-    if (!bulk) incremental = simlod::Octree::create(source.bounds, config);
-    for (;;) {
-      const std::size_t n = source.next(batch);
-      if (n == 0) break;
-      for (std::size_t i = 0; i < n; ++i) {  // octree coordinates: relative to the cube
-        batch[i].x = static_cast<float>(batch[i].x - origin[0]);
-        batch[i].y = static_cast<float>(batch[i].y - origin[1]);
-        batch[i].z = static_cast<float>(batch[i].z - origin[2]);
-      }
-      if (bulk) {
-        all.insert(all.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(n));
-        continue;
-      }
-      incremental->insert(std::span(batch).first(n));
-      incremental->update();
-    }
-    simlod::Octree tree =
-        bulk ? simlod::Octree::build(all, source.bounds, config) : std::move(*incremental);
-    if (bulk) {
-      const simlod::BuildStats b = tree.stats().build;
-      fmt::print(
-          "simlod-render: bulk build of {} points: split {:.2f} ms, voxelize {:.2f} ms, "
-          "{:.2f} ms in all\n",
-          b.points, b.split_ms, b.voxelize_ms, b.total_ms);
-      std::vector<simlod::Point>().swap(all);
-    }
-    const simlod::Bounds box = simlod::examples::relative_box(source.bounds, origin);
+    Built built = bulk ? build_bulk(input, synthetic, seed, config)
+                       : build_incremental(input, synthetic, seed, config);
+    const simlod::Octree& tree = built.tree;
+    const simlod::Bounds box = simlod::examples::relative_box(built.bounds, tree.cube().min);
     const simlod::OctreeStats st = tree.stats();
     fmt::print("simlod-render: {} points, {} nodes, {} backend\n", st.points, st.nodes,
                simlod::to_string(tree.backend()));
@@ -137,7 +145,7 @@ int main(int argc, char** argv) {
       view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;
       view.eye_dome_lighting = edl;
       view.background = simlod::pack_rgba(24, 26, 32);
-      simlod::examples::apply_color(view, color, source.has_color, box);
+      simlod::examples::apply_color(view, color, built.has_color, box);
       const simlod::RenderStats r = simlod::rasterize(tree, view, fb);
       const std::string path = fmt::format("{}-{}.png", prefix, name);
       fb.save_png(path);

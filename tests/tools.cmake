@@ -156,7 +156,38 @@ simlod_tool_test(tool_demo_synthetic
        --frames <WORK>/frames --frame-ms 0 --stats <WORK>/stats.json -o <WORK>/final
        "OUT=200000 points in" "OUT=first picture after" "OUT=update: [0-9]+ calls"
        EXISTS=<WORK>/final-overview.png EXISTS=<WORK>/final-closeup.png
-       EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json)
+       EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json
+  STEP cmake -E cat <WORK>/stats.json "OUT=\"points\": 200000," "OUT=\"bulk\": false,"
+       "OUT=\"sampling\": \"first\"")
+# --bulk: every point first, then one build; the picture appears once, after the build.
+simlod_tool_test(tool_demo_bulk
+  STEP demo --bulk --points 20000 --backend cpu --width 64 --height 48 --frames <WORK>/frames
+       --stats <WORK>/stats.json -o <WORK>/final
+       "OUT=^simlod-demo: 20000 points in [0-9.]+ s .*, cpu backend, bulk build"
+       "OUT=load: [0-9.]+ s .*from synthetic town, seed 1"
+       "OUT=build: [0-9.]+ ms .split [0-9.]+ ms, voxelize [0-9.]+ ms., [0-9.]+ M points/s, voxel colours: first"
+       "OUT=first picture after [0-9.]+ ms" "OUT=octree: [1-9][0-9]* nodes"
+       "OUT=pictures: .*final-overview.png, .*final-closeup.png, 1 frames in"
+       EXISTS=<WORK>/final-overview.png EXISTS=<WORK>/final-closeup.png
+       EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json
+  STEP cmake -E cat <WORK>/stats.json "OUT=\"points\": 20000," "OUT=\"bulk\": true,"
+       "OUT=\"sampling\": \"first\"," "OUT=\"load_seconds\": [0-9]" "OUT=\"build_ms\": [0-9]"
+       "OUT=\"split_ms\": [0-9]" "OUT=\"voxelize_ms\": [0-9]" "OUT=\"renders\": 1,"
+  STEP demo --bulk --sampling average --points 200000 --backend cpu --width 64 --height 48 -q
+       -o <WORK>/average "OUT=200000 points in" "OUT=voxel colours: average"
+       "OUT=[1-9][0-9]* inner.*, [1-9][0-9]* voxels" EXISTS=<WORK>/average-closeup.png)
+# A folder read whole: its point clouds in name order; a bad file stops the bulk run.
+simlod_tool_test(tool_demo_bulk_folder
+  STEP cmake -E make_directory <WORK>/tiles
+  STEP convert --synthetic 5000 <WORK>/tiles/b.sim --seed 2
+  STEP convert --synthetic 3000 <WORK>/tiles/a.las --seed 3
+  STEP convert <SRC>/data/tiny.ply <WORK>/tiles/c.sim
+  STEP demo <WORK>/tiles --bulk --backend cpu --width 64 --height 48 -o <WORK>/final
+       "OUT=^simlod-demo: 8003 points in" "OUT=from .*tiles .3 files." EXISTS=<WORK>/final-overview.png
+  STEP cmake -E copy <SRC>/data/truncated.sim <WORK>/tiles/b2.sim
+  STEP demo <WORK>/tiles --bulk --backend cpu --width 64 --height 48 -o <WORK>/bad RC=1
+       "ERR=^simlod-demo: error: '.*b2.sim' ends with a truncated record"
+       ABSENT=<WORK>/bad-overview.png)
 simlod_tool_test(tool_demo_folder_with_bad_file NEEDS_DATA
   STEP cmake -E make_directory <WORK>/tiles
   STEP convert <DATA>/lion_takanawa.las <WORK>/tiles/a.sim
@@ -175,7 +206,12 @@ simlod_tool_test(tool_demo_errors
        "ERR=/dev/full': cannot write the statistics: No space left on device"
   STEP demo --points 100 --backend gpu RC=1 "ERR=^simlod-demo: error: .*gpu"
   STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"
-  STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder")
+  STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder"
+  STEP demo <WORK>/nothing-here --bulk RC=1 "ERR=no such file or folder"
+  STEP demo --points 100 --backend cpu --sampling average RC=1
+       "ERR=^simlod-demo: error: --sampling average needs --bulk"
+  STEP demo --points 100 --backend cpu --bulk --sampling mean RC=1
+       "ERR=^simlod-demo: error: unknown sampling 'mean' .use first, random, average, weighted.")
 simlod_tool_test(tool_demo_ply
   STEP demo <SRC>/data/tiny.ply --backend cpu --width 32 --height 32 -o <WORK>/p
        "OUT=3 points in" EXISTS=<WORK>/p-closeup.png)
@@ -203,7 +239,8 @@ simlod_tool_test(tool_compare_synthetic
        --sampling average,first --no-images -o <WORK>/e "OUT=20000 points .exposure scene"
        "OUT= +average +first" ABSENT=<WORK>/e-closeup0-first.png)
 simlod_tool_test(tool_compare_errors
-  STEP compare <WORK>/missing.las RC=1 "ERR=^simlod-compare: error: cannot open '.*missing.las'"
+  STEP compare <WORK>/missing.las RC=1
+       "ERR=^simlod-compare: error: '.*missing.las': no such file or folder"
   STEP compare --synthetic 100 --sampling first,mean RC=1
        "ERR=^simlod-compare: error: unknown sampling 'mean' in --sampling .use first, random, average, weighted."
   STEP compare --synthetic 100 --views 0 RC=1 "ERR=^simlod-compare: error: --views must be at least 1"

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "simlod/bounds.hpp"
 #include "simlod/point.hpp"
@@ -27,6 +28,13 @@ enum class FileFormat { Las, Laz, Sim, Ply };
 
 /// Format from a file name's extension (.las, .laz, .sim, .ply, any case); throws InvalidInput.
 [[nodiscard]] FileFormat format_from_extension(const std::filesystem::path& path);
+
+/// The point-cloud files that `paths` stand for, in order: a file as it is, a folder as its
+/// .las/.laz/.sim/.ply files sorted by name (not recursive); Streamer::open's rule. Throws
+/// InvalidInput for no path, a path that does not exist or a folder without such files,
+/// IoError for a folder that cannot be listed.
+[[nodiscard]] std::vector<std::filesystem::path> point_cloud_files(
+    const std::vector<std::filesystem::path>& paths);
 
 /// What a reader knows about its file before reading points.
 struct FileInfo {

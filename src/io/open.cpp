@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "io/atomic_writer.hpp"
 #include "io/formats.hpp"
@@ -33,6 +35,43 @@ FileFormat format_from_extension(const std::filesystem::path& path) {
   throw InvalidInput(
       fmt::format("'{}': unknown point-cloud format '{}' (expected .las, .laz, .sim or .ply)",
                   path.string(), ext.empty() ? std::string("no extension") : ext));
+}
+
+std::vector<std::filesystem::path> point_cloud_files(
+    const std::vector<std::filesystem::path>& paths) {
+  if (paths.empty()) throw InvalidInput("no file or folder given");
+  auto is_point_cloud = [](const std::filesystem::path& path) {
+    try {
+      (void)format_from_extension(path);
+      return true;
+    } catch (const InvalidInput&) {
+      return false;
+    }
+  };
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      std::vector<std::filesystem::path> found;
+      for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+        if (entry.is_regular_file() && is_point_cloud(entry.path())) found.push_back(entry.path());
+      }
+      if (ec) {
+        throw IoError(fmt::format("'{}': cannot list the folder: {}", path.string(), ec.message()));
+      }
+      if (found.empty()) {
+        throw InvalidInput(
+            fmt::format("'{}': the folder holds no .las, .laz, .sim or .ply file", path.string()));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(path, ec)) {
+      files.push_back(path);
+    } else {
+      throw InvalidInput(fmt::format("'{}': no such file or folder", path.string()));
+    }
+  }
+  return files;
 }
 
 void PointReader::seek(std::uint64_t index) {

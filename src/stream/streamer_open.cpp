@@ -14,43 +14,6 @@
 namespace simlod {
 namespace {
 
-bool is_point_cloud(const std::filesystem::path& path) {
-  try {
-    (void)format_from_extension(path);
-    return true;
-  } catch (const InvalidInput&) {
-    return false;
-  }
-}
-
-/// Files in the order given; a directory's point-cloud files sorted by name.
-std::vector<std::filesystem::path> expand_paths(const std::vector<std::filesystem::path>& paths) {
-  if (paths.empty()) throw InvalidInput("Streamer::open: no file or folder given");
-  std::vector<std::filesystem::path> files;
-  for (const auto& path : paths) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      std::vector<std::filesystem::path> found;
-      for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-        if (entry.is_regular_file() && is_point_cloud(entry.path())) found.push_back(entry.path());
-      }
-      if (ec)
-        throw IoError(fmt::format("'{}': cannot list the folder: {}", path.string(), ec.message()));
-      if (found.empty()) {
-        throw InvalidInput(
-            fmt::format("'{}': the folder holds no .las, .laz, .sim or .ply file", path.string()));
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (std::filesystem::exists(path, ec)) {
-      files.push_back(path);
-    } else {
-      throw InvalidInput(fmt::format("'{}': no such file or folder", path.string()));
-    }
-  }
-  return files;
-}
-
 unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 void check_config(const StreamConfig& c) {
@@ -157,7 +120,8 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
   check_config(config);
   auto impl = std::make_unique<Impl>();
   impl->config = config;
-  const auto files = expand_paths(paths);
+  if (paths.empty()) throw InvalidInput("Streamer::open: no file or folder given");
+  const auto files = point_cloud_files(paths);
   read_headers(files, impl->files, impl->open_errors);
   const auto& errors = impl->open_errors;
 

@@ -1,0 +1,65 @@
+// simlod-demo's parts shared by its two runs: streaming while rendering (demo.cpp) and loading
+// everything first, then one bulk build (demo_bulk.cpp).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simlod/simlod.hpp"
+
+namespace simlod::examples::demo {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::uint64_t points = 100'000'000, seed = 1;
+  std::string order = "scan", backend = "auto", frames_dir, stats_path, output = "out/demo";
+  double budget_ms = 10.0, frame_ms = 500.0, fps = 60.0, lod = 128.0;
+  std::uint32_t batch = 0, first_batch = 1u << 14, width = 1280, height = 720;
+  unsigned loaders = 0;
+  std::string view = "overview", color = "auto";
+  bool edl = false, quiet = false;
+  bool bulk = false;               ///< read every point, then Octree::build
+  std::string sampling = "first";  ///< voxel colours of the bulk build
+};
+
+struct Summary {
+  std::uint64_t points = 0;
+  std::uint64_t refused = 0;  ///< points that did not fit (device full)
+  double seconds = 0.0, first_frame_ms = -1.0;
+  double update_ms_sum = 0.0, update_ms_max = 0.0, render_ms_sum = 0.0;
+  std::uint64_t updates = 0, renders = 0, frames_written = 0;
+  std::vector<std::string> errors;
+  bool bulk = false;
+  double load_seconds = 0.0;  ///< bulk: reading every point
+  BuildStats build;           ///< bulk: Octree::build's timings
+  std::string sampling = "first";
+};
+
+double ms_since(Clock::time_point t);
+
+/// --order by name; throws InvalidInput for others.
+synth::Order order_of(const Options& o);
+
+/// A camera by name for `box`, coloured as --color says (`data_has_color`: for "auto").
+View make_view(const Options& o, std::string_view name, const Bounds& box, bool data_has_color);
+
+/// The final overview and close-up: OUTPUT-overview.png and OUTPUT-closeup.png.
+void write_pictures(const Options& o, const Octree& tree, Framebuffer& fb, const Bounds& box,
+                    bool data_has_color);
+
+/// The octree and memory lines of the summary, and the line naming the pictures.
+void print_octree(const Options& o, const Summary& s, const OctreeStats& t);
+
+/// --stats: the summary as JSON; throws IoError when the file cannot be written.
+void write_stats(const Options& o, const Summary& s, const OctreeStats& t, Backend backend);
+
+/// --bulk: loads every point (nothing to draw meanwhile), builds the octree in one go with
+/// --sampling's voxel colours, then draws and reports as the streaming run does.
+int run_bulk(const Options& o);
+
+}  // namespace simlod::examples::demo
