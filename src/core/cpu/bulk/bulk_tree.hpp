@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/cpu/tree/store.hpp"
@@ -17,10 +20,36 @@ struct CellSample {
   std::uint32_t rgba;
 };
 
+/// An allocator that default-initialises: resize() leaves trivial elements unwritten, so that
+/// the parallel loop that fills them touches their pages first (on many threads) instead of a
+/// serial zeroing pass.
+template <class T>
+struct DefaultInit : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInit<U>;
+  };
+  DefaultInit() = default;
+  template <class U>
+  explicit DefaultInit(const DefaultInit<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// A vector whose resize() does not zero trivial elements.
+template <class T>
+using FillVector = std::vector<T, DefaultInit<T>>;
+
 /// The points in Morton order and the node ranges over them.
 struct SortedPoints {
-  std::vector<std::uint32_t> order;  ///< input index of sorted point i
-  std::vector<QuantPoint> q;         ///< quantised sorted point i
+  FillVector<std::uint32_t> order;   ///< input index of sorted point i
+  FillVector<QuantPoint> q;          ///< quantised sorted point i
   std::vector<std::uint64_t> begin;  ///< per node: first sorted point; range ends at end[i]
   std::vector<std::uint64_t> end;
   /// First node id of each level (breadth-first ids group levels), and one past the last.

@@ -34,7 +34,7 @@ constexpr unsigned kBucketBits = 15;
 
 /// Distributes the keys into buckets by their top bits (a parallel counting sort: per worker
 /// counts, then each worker scatters its part), then sorts every bucket on the pool's workers.
-void parallel_sort(std::vector<SortKey>& keys, PoolView& pool) {
+void parallel_sort(FillVector<SortKey>& keys, PoolView& pool) {
   const std::size_t n = keys.size();
   constexpr std::size_t kBuckets = std::size_t{1} << kBucketBits;
   auto bucket = [](const SortKey& k) {
@@ -56,7 +56,7 @@ void parallel_sort(std::vector<SortKey>& keys, PoolView& pool) {
     for (std::size_t p = 0; p < parts; ++p) sum += std::exchange(at[p * kBuckets + b], sum);
   }
   begin[kBuckets] = sum;
-  std::vector<SortKey> out(n);
+  FillVector<SortKey> out(n);
   pool.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t p = lo; p < hi; ++p) {
       std::uint64_t* row = at.data() + p * kBuckets;
@@ -79,7 +79,7 @@ SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> poin
   const float scale = store.geometry.quant_scale;
   SortedPoints s;
   {
-    std::vector<SortKey> keys(n);
+    FillVector<SortKey> keys(n);
     pool.parallel_for(n, kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
       for (std::size_t i = lo; i < hi; ++i) {
         keys[i] = key_of(quantize(points[i], scale), static_cast<std::uint32_t>(i));
