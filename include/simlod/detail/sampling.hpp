@@ -51,15 +51,9 @@ struct ColourSum {
   std::uint64_t r = 0, g = 0, b = 0, a = 0;
   std::uint64_t count = 0;
 
-  SIMLOD_HD void add(std::uint32_t rgba) {
-    r += red_of(rgba);
-    g += green_of(rgba);
-    b += blue_of(rgba);
-    a += alpha_of(rgba);
-    count += 1;
-  }
-  /// Adds `rgba` with weight w (Sampling::Weighted; count sums the weights).
-  SIMLOD_HD void add(std::uint32_t rgba, std::uint32_t w) {
+  /// Adds `rgba` with weight w: a point (w = 1), or a Sampling::Weighted sample (count then
+  /// sums the weights).
+  SIMLOD_HD void add(std::uint32_t rgba, std::uint32_t w = 1) {
     r += std::uint64_t{w} * red_of(rgba);
     g += std::uint64_t{w} * green_of(rgba);
     b += std::uint64_t{w} * blue_of(rgba);

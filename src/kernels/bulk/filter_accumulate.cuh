@@ -40,18 +40,23 @@ inline __device__ ColourSum sums_at(const void* sums, bool narrow, std::uint32_t
   return c;
 }
 
+/// Adds `sum` to the 64-bit sums of voxel `idx` (wide Average levels, Weighted).
+inline __device__ void add_wide(const BulkView& v, std::uint32_t idx, const ColourSum& sum) {
+  auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
+  atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
+  atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
+  atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
+  atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
+  atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
+}
+
 /// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: the warp's lanes of one voxel
 /// add theirs first (neighbouring points and cells share voxels: scan order gives runs), and
 /// one of them takes the three atomics (sm_80 on; older GPUs take them per lane).
 inline __device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum,
                                 bool group_lanes) {
   if (!v.narrow) {
-    auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
-    atomicAdd(s + 0, static_cast<unsigned long long>(sum.r));
-    atomicAdd(s + 1, static_cast<unsigned long long>(sum.g));
-    atomicAdd(s + 2, static_cast<unsigned long long>(sum.b));
-    atomicAdd(s + 3, static_cast<unsigned long long>(sum.a));
-    atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
+    add_wide(v, idx, sum);
     return;
   }
   auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
@@ -167,12 +172,9 @@ inline __device__ void spread(const BulkView& v, std::uint32_t rank, const std::
     if ((words[cell >> 5] & (1u << (cell & 31))) == 0) return;  // no sample: no voxel
     const std::uint32_t idx = voxel_index(
         v, static_cast<std::uint64_t>(words + (cell >> 5) - v.d_level_words), cell & 31);
-    auto* s = static_cast<unsigned long long*>(v.d_sums) + 5ull * idx;
-    atomicAdd(s + 0, static_cast<unsigned long long>(w) * red_of(rgba));
-    atomicAdd(s + 1, static_cast<unsigned long long>(w) * green_of(rgba));
-    atomicAdd(s + 2, static_cast<unsigned long long>(w) * blue_of(rgba));
-    atomicAdd(s + 3, static_cast<unsigned long long>(w) * alpha_of(rgba));
-    atomicAdd(s + 4, static_cast<unsigned long long>(w));
+    ColourSum sum;
+    sum.add(rgba, w);
+    add_wide(v, idx, sum);
   });
 }
 
