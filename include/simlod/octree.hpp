@@ -30,15 +30,17 @@ enum class Sampling {
   FirstCome,
   /// The colour of one of the cell's points, each about equally likely: the point with the
   /// largest hash of (position, sampling_seed). Independent of the order, the batching, the
-  /// builder and the backend. Octree::build only, for now.
+  /// builder and the backend; the incremental builder keeps it exact batch by batch.
   Random,
   /// The mean colour of every point below the cell (exact integer sums, each channel rounded
-  /// half up): smooth, and identical in every builder and backend. Octree::build only, for now.
+  /// half up): smooth, and identical in every builder and backend; the incremental builder
+  /// keeps it exact batch by batch.
   Average,
   /// Every sample (a child's point or voxel) adds its colour to the up to 2x2x2 occupied cells
   /// nearest to it, weighted by 1 - its distance to their centres in cells (CudaLOD's
   /// weighted filter): smoother than Average across cell borders, no cell without a sample
-  /// gets a voxel. Identical in every backend. Octree::build only, for now.
+  /// gets a voxel. Identical in every backend. It does not decompose per batch: the incremental
+  /// builder writes first-come colours and Octree::finalize() computes the weighted ones.
   Weighted,
 };
 
@@ -64,8 +66,11 @@ struct OctreeConfig {
   bool back_memory_at_create = false;
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
-  /// Voxel colours. Random, Average and Weighted are built by Octree::build; create() refuses
-  /// them, and an octree built with them refuses insert() (its voxels would mix two filters).
+  /// Voxel colours. Both builders keep every filter. The incremental builder (insert, update)
+  /// keeps Random and Average with a voxel index (OctreeStats::bytes_filter) on the CPU
+  /// backend; the CUDA backend's incremental builder keeps FirstCome only, for now (create()
+  /// refuses the others with Backend::Cuda and resolves Backend::Auto to the CPU for them,
+  /// and a CUDA octree built with them refuses insert()).
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
@@ -115,6 +120,9 @@ struct OctreeStats {
   /// Bytes held by used chunks of leaves (points) and inner nodes (voxels), occupancy grids
   /// and node records.
   std::uint64_t bytes_points = 0, bytes_voxels = 0, bytes_grids = 0, bytes_nodes = 0;
+  /// Bytes of the voxel index that keeps filtered colours exact while batches go in
+  /// (Sampling::Random, Average on the incremental builder; 0 otherwise).
+  std::uint64_t bytes_filter = 0;
   /// The memory reserve (CPU without memory_bytes: no limit, reported as the bytes held), and
   /// what of it is not yet used by points, voxels, grids and nodes (pooled chunks count as free).
   std::uint64_t bytes_reserved = 0, bytes_free = 0;
@@ -183,8 +191,8 @@ class Octree {
  public:
   /// Creates an empty octree over `cube` (file coordinates; made a cube by Bounds::cube()).
   /// A cube of zero size (bounds of one point) is widened to an edge of 1.
-  /// Throws InvalidInput for a bad configuration (also a sampling other than FirstCome: the
-  /// incremental builder samples first-come) or an empty/non-finite cube, CudaError when
+  /// Throws InvalidInput for a bad configuration (also a sampling other than FirstCome on the
+  /// CUDA backend) or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
 
@@ -194,8 +202,9 @@ class Octree {
   /// takes them. The result equals create(cube, config) followed by insert() and update() of
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
   /// voxel colours may come from other points of their cell), and it is a normal octree: it
-  /// renders, and update() inserts more batches into it (Sampling::FirstCome; filtered voxel
-  /// colours, config.sampling, are built here only). stats().build holds the timings.
+  /// renders, and update() inserts more batches into it (with a filter, config.sampling: on
+  /// the CPU backend; the voxel index that keeps Random and Average exact is made at the first
+  /// batch). stats().build holds the timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the
@@ -278,6 +287,13 @@ class Octree {
   /// needs counts back from the device. On the CPU backend the same as update().
   UpdateStats update_async(DeviceStream stream,
                            std::chrono::microseconds budget = std::chrono::microseconds{0});
+
+  /// Sampling::Weighted: computes the voxel colours that batches inserted since the last call
+  /// left first-come (bottom-up from the stored points, as build() does; the result equals
+  /// build() of the same points). Nothing to do for the other filters, or when no batch went
+  /// in since. The Streamer calls it when its last batch is in. Blocks until done. Throws
+  /// CapacityError when host memory runs out (the colours then stay first-come).
+  void finalize();
 
   /// Drops every queued batch; returns the points dropped.
   std::uint64_t discard_queued();

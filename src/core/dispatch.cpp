@@ -81,6 +81,14 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
   cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
 }
 
+bool keeps_sampling(const TreeStores& s, Sampling sampling) {
+  return sampling == Sampling::FirstCome || s.cpu != nullptr;
+}
+
+void finalize(TreeStores& s) {
+  if (s.cpu) cpu::finalize_colours(*s.cpu, s.cpu_update->pool);
+}
+
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda)

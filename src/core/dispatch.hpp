@@ -63,6 +63,12 @@ struct BatchSource {
 /// hold them.
 void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
                   UpdateStats& stats);
+/// Whether the store's incremental builder keeps config.sampling (CPU: every filter; CUDA:
+/// FirstCome).
+[[nodiscard]] bool keeps_sampling(const TreeStores& s, Sampling sampling);
+/// Computes the colours that batches left first-come (Sampling::Weighted); see
+/// Octree::finalize().
+void finalize(TreeStores& s);
 /// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into a
 /// free device batch buffer); the CPU reads batches in place and does nothing.
 void prefetch(TreeStores& s, std::span<const Point> batch);

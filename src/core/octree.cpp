@@ -20,16 +20,18 @@ constexpr std::size_t kSpareBuffers = 2;
 
 Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   detail::validate_config(config);
-  if (config.sampling != Sampling::FirstCome) {
-    throw InvalidInput(
-        "octree config: the incremental builder (create, insert, update) samples first-come; "
-        "Sampling::Random, Average and Weighted are built by Octree::build");
-  }
   auto impl = std::make_unique<detail::OctreeImpl>();
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
   impl->geometry = detail::make_geometry(cube, config);
-  impl->config.backend = resolve_backend(config.backend);
+  const bool filtered = config.sampling != Sampling::FirstCome;
+  if (filtered && config.backend == Backend::Cuda) {
+    throw InvalidInput(
+        "octree config: the CUDA backend's incremental builder (create, insert, update) "
+        "samples first-come; build filtered colours with Octree::build, or use Backend::Cpu");
+  }
+  // Auto picks the backend whose incremental builder keeps the filter.
+  impl->config.backend = filtered ? Backend::Cpu : resolve_backend(config.backend);
   try {
     impl->store = detail::create_stores(impl->config, impl->geometry);
   } catch (const std::bad_alloc&) {
@@ -56,7 +58,7 @@ detail::OctreeImpl& Octree::impl() const {
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
-  detail::require_first_come(s);
+  detail::require_kept_sampling(s);
   detail::validate_batch(batch, s.geometry, "queued");
   if (batch.empty()) return;
   const std::size_t limit = s.config.max_batch_points;
@@ -118,6 +120,8 @@ UpdateStats Octree::update_async(DeviceStream stream, std::chrono::microseconds 
   return stats;
 }
 
+void Octree::finalize() { detail::finalize(impl().store); }
+
 std::uint64_t Octree::discard_queued() {
   detail::OctreeImpl& s = impl();
   std::uint64_t points = 0;
@@ -159,11 +163,12 @@ void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
-void require_first_come(const OctreeImpl& s) {
-  if (s.config.sampling == Sampling::FirstCome) return;
+void require_kept_sampling(const OctreeImpl& s) {
+  if (keeps_sampling(s.store, s.config.sampling)) return;
   throw InvalidInput(fmt::format(
-      "this octree was built with {} voxel colours, which the incremental builder does not keep "
-      "up to date; nothing was inserted (build all points at once, or use Sampling::FirstCome)",
+      "this octree was built with {} voxel colours, which the CUDA backend's incremental "
+      "builder does not keep up to date; nothing was inserted (build all points at once, or use "
+      "Sampling::FirstCome or Backend::Cpu)",
       s.config.sampling == Sampling::Random    ? "Sampling::Random"
       : s.config.sampling == Sampling::Average ? "Sampling::Average"
                                                : "Sampling::Weighted"));
@@ -171,7 +176,7 @@ void require_first_come(const OctreeImpl& s) {
 
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
                       UpdateStats& stats) {
-  require_first_come(s);
+  require_kept_sampling(s);
   std::size_t inserted = begin;
   std::size_t piece = end - begin;
   bool split = false;

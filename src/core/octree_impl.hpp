@@ -29,9 +29,9 @@ struct OctreeImpl {
   std::string failure;
 };
 
-/// Throws InvalidInput unless the octree samples first-come (the only filter the incremental
-/// builder keeps).
-void require_first_come(const OctreeImpl& s);
+/// Throws InvalidInput unless the store's incremental builder keeps the octree's sampling
+/// (the CUDA backend's keeps first-come only).
+void require_kept_sampling(const OctreeImpl& s);
 
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
 /// once, or, when the backend refuses them with CapacityError (all or nothing), in halves

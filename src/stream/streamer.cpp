@@ -167,6 +167,9 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
     advance(b);
     if (budget_ms > 0.0 && elapsed_ms() >= budget_ms) break;
   }
+  // Everything is in: colours that do not decompose per batch are computed now (once; a
+  // later call finds nothing to do).
+  if (!s.cancelled && s.next_batch >= s.plan.batches.size()) tree.finalize();
   finish();
   return stats;
 }

@@ -73,19 +73,23 @@ TEST(OctreeConfig, LimitsOfTheValidRangeAreAccepted) {
   }
 }
 
-TEST(OctreeConfig, FilteredSamplingIsForTheBulkBuilder) {
+TEST(OctreeConfig, FilteredSamplingIsKeptByBothBuilders) {
   const std::vector<Point> points{{1.0f, 1.0f, 1.0f, 7u}, {9.0f, 4.0f, 1.0f, 9u}};
   for (const Sampling s : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
     OctreeConfig c = small_config();
     c.sampling = s;
     c.sampling_seed = 0;  // any seed is valid
     EXPECT_EQ(Octree::build(points, unit_box(), c).config().sampling, s);
-    // A known value: create() refuses it naming the builder that takes it.
-    expect_invalid(c, "Octree::build");
+    // Backend::Auto takes the backend whose incremental builder keeps the filter: the CPU.
+    c.backend = Backend::Auto;
+    const Octree tree = Octree::create(unit_box(), c);
+    EXPECT_EQ(tree.config().sampling, s);
+    EXPECT_EQ(tree.backend(), Backend::Cpu);
   }
   OctreeConfig c = small_config();
   c.sampling = static_cast<Sampling>(4);
   EXPECT_THROW((void)Octree::build(points, unit_box(), c), InvalidInput);
+  expect_invalid(c, "sampling");
 }
 
 TEST(OctreeConfig, BadCubesAreInvalidInput) {

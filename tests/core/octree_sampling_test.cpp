@@ -1,7 +1,8 @@
 // Filtered voxel colours of the bulk builder on the CPU (Sampling::Random, Average, Weighted):
 // every voxel against a brute-force evaluation of include/simlod/detail/sampling.hpp over the
 // original points below its cell, the uniformity of Random over seeds, independence of the input
-// order, voxels in cell order, and the incremental builder's refusals.
+// order, and voxels in cell order. The incremental builder's filters:
+// incremental_sampling_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -239,32 +240,6 @@ TEST(BulkSampling, ColoursDoNotDependOnTheInputOrder) {
     voxels += a.size();
   }
   EXPECT_GT(changed, 0u) << "seeds 3 and 4 give the same colour in all " << voxels << " voxels";
-}
-
-TEST(BulkSampling, TheIncrementalBuilderRefusesFilteredColours) {
-  const Bounds cube = cube_at_origin(8.0);
-  EXPECT_THROW((void)Octree::create(cube, sampling_config(Sampling::Random)), InvalidInput);
-  EXPECT_THROW((void)Octree::create(cube, sampling_config(Sampling::Average)), InvalidInput);
-  const Scene s = octant_scene(100);
-  const std::vector<Point> more{{1.0f, 2.0f, 3.0f, 0xFF0000FFu}, {5.0f, 6.0f, 7.0f, 0xFF00FF00u}};
-  for (const Sampling mode : {Sampling::Average, Sampling::Random, Sampling::Weighted}) {
-    SCOPED_TRACE(static_cast<int>(mode));
-    Octree tree = Octree::build(s.points, s.bounds, sampling_config(mode, 50, 4));
-    // The parts of the statistics an insert would change.
-    const auto counts = [&] {
-      const OctreeStats t = tree.stats();
-      return std::vector{t.nodes, t.points, t.voxels, t.chunks_allocated, t.batches_queued};
-    };
-    const auto before = counts();
-    const NodeSnapshot snap = tree.snapshot();
-    EXPECT_THROW(tree.insert(more), InvalidInput);
-    EXPECT_EQ(counts(), before);
-    tree.update();  // nothing was queued
-    EXPECT_EQ(counts(), before);
-    EXPECT_THROW((void)tree.insert_now(more), InvalidInput);
-    EXPECT_EQ(counts(), before);
-    expect_identical(snap, tree.snapshot());
-  }
 }
 
 TEST(BulkSampling, VoxelsComeInCellOrder) {

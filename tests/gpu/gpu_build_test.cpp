@@ -190,6 +190,10 @@ TEST(GpuBuild, AverageSamplingEqualsCpu) {
   EXPECT_THROW(tree.insert(s.points), InvalidInput);
   EXPECT_THROW((void)tree.insert_now(s.points), InvalidInput);
   EXPECT_EQ(tree.stats().points, s.points.size());
+  // create() refuses a filter on CUDA, and Backend::Auto takes the CPU for one.
+  EXPECT_THROW((void)Octree::create(s.bounds, c), InvalidInput);
+  c.backend = Backend::Auto;
+  EXPECT_EQ(Octree::create(s.bounds, c).backend(), Backend::Cpu);
 }
 
 TEST(GpuBuild, WeightedSamplingEqualsCpu) {

@@ -60,6 +60,27 @@ TEST(Streamer, SyntheticSceneGivesTheOctreeOfDirectInserts) {
   expect_same_tree(streamer.octree().snapshot(), direct.snapshot(), /*colours=*/true);
 }
 
+// Sampling::Weighted does not decompose per batch: the Streamer computes its colours when the
+// last batch is in (Octree::finalize()).
+TEST(Streamer, WeightedColoursAreFinalizedWhenTheLastBatchIsIn) {
+  const synth::SceneConfig scene{.points = 120000, .seed = 3, .order = synth::Order::Scan};
+  StreamConfig config = cpu_stream(20000, 5000);
+  config.octree.sampling = Sampling::Weighted;
+  Streamer streamer = Streamer::synthetic(scene, config);
+  EXPECT_TRUE(stream_to_end(streamer, 1ms).empty());
+  Octree direct = direct_octree(streamer, config.octree, &scene);
+  const NodeSnapshot first_come = direct.snapshot();
+  direct.finalize();
+  const NodeSnapshot weighted = direct.snapshot();
+  expect_same_tree(streamer.octree().snapshot(), weighted, /*colours=*/true);
+  std::size_t changed = 0;  // finalize() did change colours
+  for (std::size_t id = 0; id < weighted.nodes.size(); ++id) {
+    changed += !same_points(sorted_points(first_come.nodes[id].voxels),
+                            sorted_points(weighted.nodes[id].voxels));
+  }
+  EXPECT_GT(changed, 0u);
+}
+
 TEST(Streamer, AFolderStreamsItsFilesInNameOrder) {
   TempDir dir;
   write_synthetic_file(dir / "b.sim", 30000, 2);

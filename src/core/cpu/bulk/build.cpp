@@ -64,9 +64,6 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
     (nodes[id].leaf() ? store.points : store.voxels) += samples;
   }
   const std::uint32_t cap = store.config.chunk_capacity;
-  const std::uint32_t g = store.geometry.grid_bits;
-  const std::uint32_t mask = (1u << g) - 1u;
-  const float edge = store.geometry.edge;
   // A node's chunks are consecutive ids (fresh chunks of an empty store), so sample j lies in
   // chunk first + j / cap.
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
@@ -84,9 +81,7 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
       }
       for (std::uint64_t j = 0; j < voxels[id].size(); ++j) {
         const bulk::CellSample v = voxels[id][j];
-        *slot(j) = Point{cell_centre_axis(n.x, v.cell & mask, n.level, g, edge),
-                         cell_centre_axis(n.y, (v.cell >> g) & mask, n.level, g, edge),
-                         cell_centre_axis(n.z, v.cell >> (2 * g), n.level, g, edge), v.rgba};
+        *slot(j) = voxel_sample(store.geometry, n, v.cell, v.rgba);
       }
     }
   });
@@ -133,6 +128,8 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     // points (16 bytes a point), the voxel lists, the node ranges and the accumulators of the
     // voxel colours (two levels at a time).
     stats.filter_bytes = filter_bytes;
+    // The incremental builder's voxel index is made when a batch first needs it.
+    store.index.set_ready(false);
     stats.scratch_bytes = std::max<std::uint64_t>(
         points.size() * 32, points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
                                 voxel_count * sizeof(bulk::CellSample) +

@@ -42,8 +42,10 @@ OctreeStats stats(const TreeStore& t) {
   s.bytes_voxels = t.voxel_chunks * t.chunks.chunk_bytes();
   s.bytes_grids = t.grids.count() * t.grids.grid_bytes();
   s.bytes_nodes = t.nodes.size() * kNodeBytes;
+  s.bytes_filter = t.index.bytes();
   s.bytes_reserved = t.limit != 0 ? t.limit : t.charged();
-  const std::uint64_t in_use = s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes;
+  const std::uint64_t in_use =
+      s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes + s.bytes_filter;
   s.bytes_free = s.bytes_reserved - std::min(in_use, s.bytes_reserved);
   return s;
 }

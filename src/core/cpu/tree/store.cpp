@@ -12,7 +12,8 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
       geometry(geometry_),
       limit(config_.memory_bytes),
       chunks(config_.chunk_capacity),
-      grids(geometry_.grid_bits) {
+      grids(geometry_.grid_bits),
+      index(config_) {
   nodes.emplace_back();  // the root: an empty leaf
   if (limit != 0 && charged() > limit) {
     throw CapacityError(fmt::format("memory_bytes = {} cannot even hold the root node ({} bytes)",
@@ -22,7 +23,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
 
 std::uint64_t TreeStore::charged() const {
   return chunks.allocated() * chunks.chunk_bytes() + grids.count() * grids.grid_bytes() +
-         nodes.size() * kNodeBytes;
+         nodes.size() * kNodeBytes + index.bytes();
 }
 
 std::uint64_t TreeStore::chunks_for(std::uint64_t samples) const {

@@ -17,7 +17,9 @@
 #include "core/cpu/tree/chunk_store.hpp"
 #include "core/cpu/tree/grid_store.hpp"
 #include "core/cpu/tree/node.hpp"
+#include "core/cpu/tree/voxel_index.hpp"
 #include "core/octree_store.hpp"
+#include "simlod/detail/octree_math.hpp"
 
 namespace simlod::detail::cpu {
 
@@ -45,7 +47,8 @@ struct TreeStore {
   /// config.memory_bytes cannot even hold the root.
   TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
 
-  /// Bytes charged to the reserve: allocated chunks (pooled included), grids and nodes.
+  /// Bytes charged to the reserve: allocated chunks (pooled included), grids, nodes and the
+  /// voxel index.
   [[nodiscard]] std::uint64_t charged() const;
   [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples) const;
   [[nodiscard]] ReadView read() const { return {nodes.data(), nodes.size(), &chunks, &geometry}; }
@@ -56,11 +59,26 @@ struct TreeStore {
   std::vector<CpuNode> nodes;
   ChunkStore chunks;
   GridStore grids;
+  /// Filter accumulators of the voxels (Sampling::Random, Average); empty otherwise.
+  VoxelIndex index;
+  /// Sampling::Weighted: batches went in since the voxel colours were last computed, so they
+  /// are first-come colours until finalize_colours() (core/cpu/update/update.hpp).
+  bool stale_colours = false;
   // Running totals, kept by the builders.
   std::uint64_t points = 0, voxels = 0;
   std::uint64_t point_chunks = 0, voxel_chunks = 0;
   std::uint32_t depth = 0;
 };
+
+/// The sample of voxel `cell` of inner node `n`: the cell's centre, with colour `rgba`.
+[[nodiscard]] inline Point voxel_sample(const OctreeGeometry& geometry, const CpuNode& n,
+                                        std::uint32_t cell, std::uint32_t rgba) {
+  const std::uint32_t g = geometry.grid_bits;
+  const std::uint32_t mask = (1u << g) - 1u;
+  return Point{cell_centre_axis(n.x, cell & mask, n.level, g, geometry.edge),
+               cell_centre_axis(n.y, (cell >> g) & mask, n.level, g, geometry.edge),
+               cell_centre_axis(n.z, cell >> (2 * g), n.level, g, geometry.edge), rgba};
+}
 
 /// From the running totals; does not walk the tree.
 [[nodiscard]] OctreeStats stats(const TreeStore& store);

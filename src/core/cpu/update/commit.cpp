@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <utility>
 
 #include "core/cpu/tuning.hpp"
@@ -34,10 +35,19 @@ void Updater::plan_chunks(Batch& b) {
   }
   const std::uint64_t reusable = chunks_.pooled() + b.released;
   b.fresh = total > reusable ? total - reusable : 0;
+  const std::uint64_t index_bytes = index_growth(b);
   if (limit_ != 0) {
-    require(b, b.fresh * chunks_.chunk_bytes(),
-            fmt::format("{} new chunks of {} bytes, plus the nodes and grids of its splits",
-                        b.fresh, chunks_.chunk_bytes()));
+    require(
+        b, b.fresh * chunks_.chunk_bytes() + index_bytes,
+        fmt::format("{} new chunks of {} bytes{}, plus the nodes and grids of its splits", b.fresh,
+                    chunks_.chunk_bytes(),
+                    index_bytes == 0 ? std::string()
+                                     : fmt::format(" and {} bytes of voxel index", index_bytes)));
+  }
+  if (store_.index.enabled()) {
+    std::uint64_t voxels = 0;
+    for (const auto& list : b.voxels) voxels += list.size();
+    store_.index.reserve(store_.index.size() + voxels);  // keeps its entries if it throws
   }
   b.table.resize(total);
   const std::size_t receivers = b.leaves.size() + b.voxel_nodes.size();
@@ -73,6 +83,8 @@ void Updater::commit(Batch& b) noexcept {
     }
   }
   insert_samples(b);
+  if (store_.index.enabled()) fold_batch(b);
+  if (config_.sampling == Sampling::Weighted) store_.stale_colours = true;
   for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
     for (const std::uint32_t id : *list) {
       CpuNode& n = nodes_[id];
@@ -96,14 +108,8 @@ void Updater::insert_samples(Batch& b) noexcept {
     const std::uint64_t j = k - room;
     return chunks_.data(b.table[s.table + j / cap]) + j % cap;
   };
-  const std::uint32_t g = geometry_.grid_bits;
-  const std::uint32_t mask = (1u << g) - 1u;
-  const float edge = geometry_.edge;
   auto voxel = [&](const VoxelRecord& v) {
-    const CpuNode& n = nodes_[v.node];
-    return Point{cell_centre_axis(n.x, v.cell & mask, n.level, g, edge),
-                 cell_centre_axis(n.y, (v.cell >> g) & mask, n.level, g, edge),
-                 cell_centre_axis(n.z, v.cell >> (2 * g), n.level, g, edge), v.rgba};
+    return voxel_sample(geometry_, nodes_[v.node], v.cell, v.rgba);
   };
 
   // Receivers get dense indices (in the cursor field). Partitions are contiguous point ranges
@@ -141,12 +147,19 @@ void Updater::insert_samples(Batch& b) noexcept {
       offset += std::exchange(b.offsets[part * receivers + r], offset);
     }
   }
+  const bool index = store_.index.enabled();
   pool_.parallel_for(parts, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t part = lo; part < hi; ++part) {
       const bool points = part < point_parts;
       for_each_sample(part, [&](std::uint32_t* row, std::uint32_t id, std::size_t i) {
         Point* dst = slot(id, row[scratch_[id].cursor]++);
-        *dst = points ? b.point(i) : voxel(b.voxels[part - point_parts][i]);
+        if (points) {
+          *dst = b.point(i);
+          return;
+        }
+        const VoxelRecord& v = b.voxels[part - point_parts][i];
+        *dst = voxel(v);
+        if (index) store_.index.add(v.node, v.cell, dst);
       });
     }
   });

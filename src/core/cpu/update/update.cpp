@@ -18,6 +18,7 @@ UpdateScratch::~UpdateScratch() = default;
 
 void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,
                   UpdateStats& stats) {
+  index_tree(store, scratch.pool);  // a tree the bulk builder wrote gets its index first
   Updater(store, scratch).run(batch, stats);
 }
 

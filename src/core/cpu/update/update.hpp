@@ -30,6 +30,19 @@ struct UpdateScratch {
   std::unique_ptr<Batch> batch;
 };
 
+/// Sampling::Random, Average: gives a store the bulk builder wrote its voxel index (every
+/// voxel's accumulator, from all stored points), which the incremental builder keeps up to
+/// date; nothing when the store has one. Throws CapacityError (memory reserve or host memory),
+/// leaving the store without an index and otherwise unchanged (filter.cpp).
+void index_tree(TreeStore& store, PoolView& pool);
+
+/// Sampling::Weighted, whose colours do not decompose per batch: after batches went in
+/// (store.stale_colours), computes every voxel colour again, bottom-up from the stored points,
+/// as the bulk builder does, and writes the voxels of each inner node in cell order; nothing
+/// otherwise (finalize.cpp). Throws CapacityError when host memory runs out (the colours then
+/// stay stale; the tree is otherwise unchanged).
+void finalize_colours(TreeStore& store, PoolView& pool);
+
 /// Inserts one validated, non-empty batch completely, or throws CapacityError (memory reserve
 /// or host memory) having changed nothing. Sets stats.split_rounds.
 void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,

@@ -1,0 +1,82 @@
+// The voxel index of the CPU store: what the incremental builder needs to keep filtered voxel
+// colours (Sampling::Random and Average, detail/sampling.hpp) exact batch by batch. Every voxel
+// has an entry with its key (node << 32 | cell), the address of its sample in the chunk memory
+// and its filter's accumulator; an open-addressing hash table of entry numbers finds the entry
+// of (node, cell). A point folds into the entries of its cells on its way down; the colours of
+// the entries folded into are then written to their samples.
+//
+// Entry e (arrays of `capacity` entries; numbers in order of insertion):
+//   key     uint64     node << 32 | cell
+//   sample  Point*     the voxel in its node's chunk list (chunks never move)
+//   acc     words x uint64   Random: the largest key (1 word); Average: the sums of red,
+//                            green, blue, alpha and the count (5 words, a ColourSum)
+//   dirty   uint8      folded into since the last write_colours()
+//   list    uint32     the dirty entries (a list of at most `capacity`)
+// Table: slots (a power of two, at least twice the capacity) of uint32 entry numbers, empty =
+// kNone, linear probing. Bytes charged = capacity * (21 + 8 * words) + slots * 4.
+//
+// Threads: add() and fold() may run concurrently with calls of their own kind; reserve(),
+// write_colours() and clear() run alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/cpu/tree/node.hpp"
+#include "core/thread_pool.hpp"
+#include "simlod/detail/octree_math.hpp"
+#include "simlod/octree.hpp"
+
+namespace simlod::detail::cpu {
+
+class VoxelIndex {
+ public:
+  explicit VoxelIndex(const OctreeConfig& config);
+
+  /// Whether the filter needs an index (Random, Average).
+  [[nodiscard]] bool enabled() const { return words_ != 0; }
+  /// Whether every voxel of the store has its entry with all points folded in. A store the
+  /// bulk builder wrote starts without (rebuild_index(), core/cpu/update/).
+  [[nodiscard]] bool ready() const { return ready_; }
+  void set_ready(bool ready) { ready_ = ready; }
+
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_for(capacity_); }
+  /// bytes() after reserve(entries).
+  [[nodiscard]] std::uint64_t bytes_after_reserve(std::uint64_t entries) const {
+    return bytes_for(grown_capacity(entries));
+  }
+
+  /// Room for `entries` entries in all; keeps every entry. Throws std::bad_alloc (the index is
+  /// then as before).
+  void reserve(std::uint64_t entries);
+  /// Adds the entry of a new voxel (its key must be absent; room reserved) with an empty
+  /// accumulator.
+  void add(std::uint32_t node, std::uint32_t cell, Point* sample) noexcept;
+  /// Folds the point (q, rgba) into the accumulator of (node, cell), which must have an entry.
+  void fold(std::uint32_t node, std::uint32_t cell, const QuantPoint& q,
+            std::uint32_t rgba) noexcept;
+  /// Writes the colour of every entry folded into since the last call into its sample.
+  void write_colours(PoolView& pool) noexcept;
+  /// Drops every entry and frees the memory (not ready).
+  void clear() noexcept;
+
+ private:
+  [[nodiscard]] std::uint64_t bytes_for(std::uint64_t capacity) const;
+  [[nodiscard]] std::uint64_t grown_capacity(std::uint64_t entries) const;
+  [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept;
+  void link(std::uint32_t entry) noexcept;  ///< puts the entry into the table
+
+  std::uint32_t words_ = 0;  ///< accumulator words per entry; 0 = no index
+  std::uint32_t seed_ = 0;   ///< Sampling::Random's seed
+  bool ready_ = true;
+  std::uint64_t size_ = 0, capacity_ = 0, dirty_count_ = 0;  // size_, dirty_count_: atomic_ref
+  std::vector<std::uint64_t> keys_;
+  std::vector<Point*> samples_;
+  std::vector<std::uint64_t> acc_;
+  std::vector<std::uint8_t> dirty_;
+  std::vector<std::uint32_t> list_;
+  std::vector<std::uint32_t> slots_;
+};
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,115 @@
+// Filtered voxel colours in the incremental builder (Sampling::Random and Average): the voxel
+// index (core/cpu/tree/voxel_index.hpp) holds each voxel's accumulator, and every point folds
+// into the cells of the inner nodes above it, once. A batch's own points fold into every inner
+// node on their path; the stored points of a leaf the batch splits folded into its ancestors
+// when they were inserted, so they fold into the nodes that split in this batch only: those
+// whose grid is new (grid ids grow with every split and only a refused batch gives any back). The
+// accumulators then hold exactly what the bulk builder computes from all points at once.
+#include <fmt/format.h>
+
+#include <bit>
+#include <new>
+
+#include "core/cpu/tuning.hpp"
+#include "core/cpu/update/updater.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+/// Folds the point (q, rgba) into its cell of every inner node on its path from the root for
+/// which take(node) holds.
+template <class Take>
+void fold_path(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g,
+               const QuantPoint& q, std::uint32_t rgba, Take&& take) {
+  std::uint32_t node = 0;
+  while (!nodes[node].leaf()) {
+    const CpuNode& n = nodes[node];
+    if (take(node)) index.fold(node, cell_index(q, n.level, g), q, rgba);
+    node = n.first_child + child_octant(q, n.level);
+  }
+}
+
+}  // namespace
+
+std::uint64_t Updater::index_growth(const Batch& b) const {
+  const VoxelIndex& index = store_.index;
+  if (!index.enabled()) return 0;
+  std::uint64_t voxels = 0;
+  for (const auto& list : b.voxels) voxels += list.size();
+  return index.bytes_after_reserve(index.size() + voxels) - index.bytes();
+}
+
+void Updater::fold_batch(Batch& b) noexcept {
+  VoxelIndex& index = store_.index;
+  const std::uint32_t g = geometry_.grid_bits;
+  const std::size_t own = b.input.size();
+  pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) {
+      const bool stored = i >= own;
+      fold_path(index, nodes_, g, b.q[i], b.point(i).rgba,
+                [&](std::uint32_t node) { return !stored || nodes_[node].grid >= b.old_grids; });
+    }
+  });
+  index.write_colours(pool_);
+}
+
+void index_tree(TreeStore& store, PoolView& pool) {
+  VoxelIndex& index = store.index;
+  if (!index.enabled() || index.ready()) return;
+  const std::uint64_t growth = index.bytes_after_reserve(store.voxels) - index.bytes();
+  if (store.limit != 0 && store.charged() + growth > store.limit) {
+    throw CapacityError(fmt::format(
+        "the voxel index of the octree's {} voxels (which keeps their filtered colours up to "
+        "date while batches go in) needs {} bytes, but only {} of the {} reserved bytes are "
+        "free; nothing was inserted",
+        store.voxels, growth, store.limit - std::min(store.limit, store.charged()), store.limit));
+  }
+  try {
+    index.reserve(store.voxels);
+  } catch (const std::bad_alloc&) {
+    index.clear();
+    throw CapacityError(fmt::format(
+        "host memory ran out while indexing the octree's {} voxels; nothing was inserted",
+        store.voxels));
+  }
+  const std::vector<CpuNode>& nodes = store.nodes;
+  const std::uint32_t cap = store.chunks.capacity();
+  // The bulk builder writes a node's voxels in cell order: its k-th set grid bit is its k-th
+  // voxel.
+  pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t id = lo; id < hi; ++id) {
+      const CpuNode& n = nodes[id];
+      if (n.leaf()) continue;
+      const std::uint64_t* words = store.grids.words(n.grid);
+      std::uint32_t chunk = n.head;
+      std::uint64_t k = 0;
+      for (std::uint64_t w = 0; w < store.grids.grid_bytes() / 8; ++w) {
+        for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1, ++k) {
+          if (k > 0 && k % cap == 0) chunk = store.chunks.next(chunk);
+          const auto cell = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+          index.add(static_cast<std::uint32_t>(id), cell, store.chunks.data(chunk) + k % cap);
+        }
+      }
+    }
+  });
+  // Every stored point folds into every inner node above it.
+  const std::uint32_t g = store.geometry.grid_bits;
+  const float scale = store.geometry.quant_scale;
+  const ReadView view = store.read();
+  pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t id = lo; id < hi; ++id) {
+      if (!nodes[id].leaf()) continue;
+      view.for_each_span(id, [&](const Point* p, std::size_t count) {
+        for (std::size_t j = 0; j < count; ++j) {
+          fold_path(index, nodes, g, quantize(p[j], scale), p[j].rgba,
+                    [](std::uint32_t) { return true; });
+        }
+      });
+    }
+  });
+  index.write_colours(pool);  // the same colours the bulk builder wrote
+  index.set_ready(true);
+}
+
+}  // namespace simlod::detail::cpu

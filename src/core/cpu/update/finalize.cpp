@@ -1,0 +1,52 @@
+// Sampling::Weighted in the incremental builder: its colours do not decompose per batch (a
+// voxel's colour depends on its children's colours), so batches write first-come colours and
+// finalize_colours() computes them all again from the stored points, with the bulk builder's
+// voxelizer (core/cpu/bulk/voxelizer.hpp). The result equals Octree::build's of the same
+// points exactly: the same tree, the same samples per node, integer sums.
+#include <fmt/format.h>
+
+#include <new>
+
+#include "core/cpu/bulk/voxelizer.hpp"
+#include "core/cpu/update/update.hpp"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cpu {
+
+void finalize_colours(TreeStore& store, PoolView& pool) {
+  if (store.config.sampling != Sampling::Weighted || !store.stale_colours) return;
+  const std::vector<CpuNode>& nodes = store.nodes;
+  try {
+    std::vector<std::vector<std::uint32_t>> levels;
+    for (std::uint32_t id = 0; id < nodes.size(); ++id) {
+      if (nodes[id].leaf()) continue;
+      if (levels.size() <= nodes[id].level) levels.resize(nodes[id].level + 1);
+      levels[nodes[id].level].push_back(id);
+    }
+    bulk::Voxelizer<bulk::Weighted, bulk::StoredLeaves> v(bulk::Weighted{}, store,
+                                                          bulk::StoredLeaves{store}, pool.size());
+    std::uint64_t peak = 0;
+    const std::uint32_t cap = store.chunks.capacity();
+    // A node's voxels are its occupied cells, as before: they are written again in cell order.
+    bulk::voxelize_levels(
+        v, pool, levels,
+        [&](std::uint32_t id, std::vector<bulk::CellSample>&& voxels) {
+          const CpuNode& n = nodes[id];
+          std::uint32_t chunk = n.head;
+          for (std::size_t k = 0; k < voxels.size(); ++k) {
+            if (k > 0 && k % cap == 0) chunk = store.chunks.next(chunk);
+            store.chunks.data(chunk)[k % cap] =
+                voxel_sample(store.geometry, n, voxels[k].cell, voxels[k].rgba);
+          }
+        },
+        peak);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError(fmt::format(
+        "host memory ran out while computing the weighted colours of {} voxels; they keep their "
+        "first-come colours until finalize() succeeds",
+        store.voxels));
+  }
+  store.stale_colours = false;
+}
+
+}  // namespace simlod::detail::cpu
