@@ -11,6 +11,9 @@
 // cuda_update/morton_backed backs an 8 GiB reserve with memory at create()
 // (OctreeConfig::back_memory_at_create): the update without the memory growth steps.
 //
+// *_colour runs keep filtered voxel colours (OctreeConfig::sampling); the CPU's weighted run
+// includes Octree::finalize() (finalize_ms).
+//
 // Counters: update_MPps (points / summed update time), avg/max_update_ms per batch,
 // upload_ms (per batch) and upload_GBps, memory per input point by category (B_per_pt_*),
 // nodes and depth of the finished tree. Repetitions report mean, median and spread.
@@ -52,6 +55,7 @@ void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uin
   state.counters["B_per_pt_nodes"] = per_point(s.bytes_nodes);
   state.counters["B_per_pt_total"] =
       per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
+  state.counters["B_per_pt_filter"] = per_point(s.bytes_filter);
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;
 }
@@ -66,8 +70,10 @@ void report_batches(benchmark::State& state, std::uint64_t points, double total_
 }
 
 /// `backed`: OctreeConfig::back_memory_at_create, so that no batch waits for memory to be
-/// backed (the price of taking device memory as the tree grows, measured apart).
-void cuda_update(benchmark::State& state, Order order, bool backed = false) {
+/// backed (the price of taking device memory as the tree grows, measured apart). `sampling`:
+/// the voxel colours (Random and Average keep the voxel index exact batch by batch).
+void cuda_update(benchmark::State& state, Order order, bool backed = false,
+                 simlod::Sampling sampling = simlod::Sampling::FirstCome) {
   if (simlod::cuda_device_count() == 0) {
     state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
     return;
@@ -76,6 +82,7 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false) {
   const Scene& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cuda;
+  config.sampling = sampling;
   if (backed) {  // the tree of 10^8 points holds about 3 GB: a reserve that fits it
     config.memory_bytes = std::uint64_t{8} << 30;
     config.back_memory_at_create = true;
@@ -111,12 +118,16 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false) {
   }
 }
 
-void cpu_update(benchmark::State& state, Order order) {
+/// `sampling` Weighted: the time includes Octree::finalize() after the last batch (its
+/// colours do not decompose per batch), reported apart as finalize_ms.
+void cpu_update(benchmark::State& state, Order order,
+                simlod::Sampling sampling = simlod::Sampling::FirstCome) {
   using Clock = std::chrono::steady_clock;
   const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
   const Scene& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cpu;
+  config.sampling = sampling;
   const std::span<const Point> all(s.points);
   for (auto _ : state) {
     simlod::Octree tree = simlod::Octree::create(s.bounds, config);
@@ -130,7 +141,12 @@ void cpu_update(benchmark::State& state, Order order) {
       total += ms;
       worst = std::max(worst, ms);
     }
-    report_batches(state, n, total, worst, batches);
+    const auto start = Clock::now();
+    tree.finalize();
+    const double finalize_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    report_batches(state, n, total + finalize_ms, worst, batches);
+    state.counters["finalize_ms"] = finalize_ms;
     report_tree(state, tree.stats(), n);
   }
 }
@@ -141,9 +157,17 @@ SIMLOD_OCTREE_BENCH(cuda_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cuda_update, scan, Order::Scan);
 SIMLOD_OCTREE_BENCH(cuda_update, random, Order::Random);
 SIMLOD_OCTREE_BENCH(cuda_update, morton_backed, Order::Morton, true);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_random_colour, Order::Scan, false, simlod::Sampling::Random);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_average_colour, Order::Scan, false,
+                    simlod::Sampling::Average);
+SIMLOD_OCTREE_BENCH(cuda_update, random_average_colour, Order::Random, false,
+                    simlod::Sampling::Average);
 SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
 SIMLOD_OCTREE_BENCH(cpu_update, random, Order::Random);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_random_colour, Order::Scan, simlod::Sampling::Random);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_average_colour, Order::Scan, simlod::Sampling::Average);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_weighted_colour, Order::Scan, simlod::Sampling::Weighted);
 
 }  // namespace
 

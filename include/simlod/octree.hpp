@@ -67,10 +67,10 @@ struct OctreeConfig {
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
   /// Voxel colours. Both builders keep every filter. The incremental builder (insert, update)
-  /// keeps Random and Average with a voxel index (OctreeStats::bytes_filter) on the CPU
-  /// backend; the CUDA backend's incremental builder keeps FirstCome only, for now (create()
-  /// refuses the others with Backend::Cuda and resolves Backend::Auto to the CPU for them,
-  /// and a CUDA octree built with them refuses insert()).
+  /// keeps Random and Average exact with a voxel index (OctreeStats::bytes_filter) on both
+  /// backends, and Weighted through finalize() on the CPU: create() refuses Weighted with
+  /// Backend::Cuda and resolves Backend::Auto to the CPU for it. A CUDA octree that
+  /// Octree::build made with a filter refuses insert() (its voxels have no index).
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
@@ -191,8 +191,8 @@ class Octree {
  public:
   /// Creates an empty octree over `cube` (file coordinates; made a cube by Bounds::cube()).
   /// A cube of zero size (bounds of one point) is widened to an edge of 1.
-  /// Throws InvalidInput for a bad configuration (also a sampling other than FirstCome on the
-  /// CUDA backend) or an empty/non-finite cube, CudaError when
+  /// Throws InvalidInput for a bad configuration (also Sampling::Weighted on the CUDA backend)
+  /// or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
 
@@ -203,8 +203,8 @@ class Octree {
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
   /// voxel colours may come from other points of their cell), and it is a normal octree: it
   /// renders, and update() inserts more batches into it (with a filter, config.sampling: on
-  /// the CPU backend; the voxel index that keeps Random and Average exact is made at the first
-  /// batch). stats().build holds the timings.
+  /// the CPU backend, where the voxel index that keeps Random and Average exact is made at the
+  /// first batch). stats().build holds the timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the

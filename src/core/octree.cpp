@@ -24,14 +24,14 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
   impl->geometry = detail::make_geometry(cube, config);
-  const bool filtered = config.sampling != Sampling::FirstCome;
-  if (filtered && config.backend == Backend::Cuda) {
+  const bool weighted = config.sampling == Sampling::Weighted;
+  if (weighted && config.backend == Backend::Cuda) {
     throw InvalidInput(
-        "octree config: the CUDA backend's incremental builder (create, insert, update) "
-        "samples first-come; build filtered colours with Octree::build, or use Backend::Cpu");
+        "octree config: the CUDA backend's incremental builder (create, insert, update) does "
+        "not keep Sampling::Weighted; build it with Octree::build, or use Backend::Cpu");
   }
   // Auto picks the backend whose incremental builder keeps the filter.
-  impl->config.backend = filtered ? Backend::Cpu : resolve_backend(config.backend);
+  impl->config.backend = weighted ? Backend::Cpu : resolve_backend(config.backend);
   try {
     impl->store = detail::create_stores(impl->config, impl->geometry);
   } catch (const std::bad_alloc&) {
@@ -164,11 +164,12 @@ void fail(OctreeImpl& s, std::string_view what) {
 }
 
 void require_kept_sampling(const OctreeImpl& s) {
-  if (keeps_sampling(s.store, s.config.sampling)) return;
+  if (keeps_sampling(s.store)) return;
   throw InvalidInput(fmt::format(
-      "this octree was built with {} voxel colours, which the CUDA backend's incremental "
-      "builder does not keep up to date; nothing was inserted (build all points at once, or use "
-      "Sampling::FirstCome or Backend::Cpu)",
+      "this CUDA octree was built by Octree::build with {} voxel colours, which the CUDA "
+      "backend's incremental builder does not keep up to date in a built tree; nothing was "
+      "inserted (build all points at once, create() the octree and insert every batch, or use "
+      "Backend::Cpu)",
       s.config.sampling == Sampling::Random    ? "Sampling::Random"
       : s.config.sampling == Sampling::Average ? "Sampling::Average"
                                                : "Sampling::Weighted"));

@@ -30,7 +30,7 @@ struct OctreeImpl {
 };
 
 /// Throws InvalidInput unless the store's incremental builder keeps the octree's sampling
-/// (the CUDA backend's keeps first-come only).
+/// (dispatch.hpp, keeps_sampling).
 void require_kept_sampling(const OctreeImpl& s);
 
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at

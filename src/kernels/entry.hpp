@@ -70,6 +70,9 @@ void signal(const TreeStore& store, void* stream);
 
 // The incremental builder (kernels/update/).
 [[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
+/// Whether it keeps the store's config.sampling: FirstCome always; Random and Average in a
+/// store it made from create() (its voxel index is complete); not Weighted.
+[[nodiscard]] bool keeps_sampling(const TreeStore& store);
 /// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
 /// nothing; any other exception may leave the store half-written.
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,

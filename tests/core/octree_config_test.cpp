@@ -80,11 +80,13 @@ TEST(OctreeConfig, FilteredSamplingIsKeptByBothBuilders) {
     c.sampling = s;
     c.sampling_seed = 0;  // any seed is valid
     EXPECT_EQ(Octree::build(points, unit_box(), c).config().sampling, s);
-    // Backend::Auto takes the backend whose incremental builder keeps the filter: the CPU.
+    // Backend::Auto takes a backend whose incremental builder keeps the filter (only the CPU's
+    // keeps Weighted).
     c.backend = Backend::Auto;
     const Octree tree = Octree::create(unit_box(), c);
     EXPECT_EQ(tree.config().sampling, s);
-    EXPECT_EQ(tree.backend(), Backend::Cpu);
+    EXPECT_EQ(tree.backend(),
+              s == Sampling::Weighted ? Backend::Cpu : resolve_backend(Backend::Auto));
   }
   OctreeConfig c = small_config();
   c.sampling = static_cast<Sampling>(4);

@@ -182,7 +182,8 @@ void expect_sums_match(Sampling mode) {
 TEST(GpuBuild, AverageSamplingEqualsCpu) {
   SIMLOD_REQUIRE_GPU();
   expect_sums_match(Sampling::Average);
-  // A CUDA octree with filtered colours refuses the incremental builder too.
+  // A CUDA octree built with filtered colours refuses the incremental builder
+  // (gpu_incremental_sampling_test.cpp has the rest).
   OctreeConfig c = on_backend(small_config(), Backend::Cuda);
   c.sampling = Sampling::Average;
   const Scene& s = one_spot_scene();
@@ -190,10 +191,6 @@ TEST(GpuBuild, AverageSamplingEqualsCpu) {
   EXPECT_THROW(tree.insert(s.points), InvalidInput);
   EXPECT_THROW((void)tree.insert_now(s.points), InvalidInput);
   EXPECT_EQ(tree.stats().points, s.points.size());
-  // create() refuses a filter on CUDA, and Backend::Auto takes the CPU for one.
-  EXPECT_THROW((void)Octree::create(s.bounds, c), InvalidInput);
-  c.backend = Backend::Auto;
-  EXPECT_EQ(Octree::create(s.bounds, c).backend(), Backend::Cpu);
 }
 
 TEST(GpuBuild, WeightedSamplingEqualsCpu) {

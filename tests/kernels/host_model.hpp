@@ -153,6 +153,9 @@ class HostModel {
         allocate_node(v, id, first, need, pool, top);
       }
     }
+    /// The model's trees sample first-come: no voxel index.
+    IndexView reserve_index(std::uint64_t, std::uint64_t) { return IndexView{}; }
+    void fold(const BatchView&, std::uint32_t) {}
     void insert(const BatchView& v) {
       const std::uint32_t pool = c().pool_size, top = c().chunk_top;
       const std::uint32_t total = v.points() + std::min(c().backlog_count, v.backlog_limit);

@@ -459,6 +459,8 @@ void build_bulk(TreeStore& t, std::span<const Point> host, DeviceBatchStore* dev
       points = static_cast<const Point*>(input.get());
     }
     bulk::Driver(t, points, static_cast<std::uint32_t>(n)).run(stats);
+    // The incremental builder's voxel index is not made from a bulk-built tree (yet).
+    t.index.set_ready(false);
   } catch (...) {
     (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error
     throw;

@@ -127,6 +127,7 @@ inline constexpr std::uint32_t kOverflowSpill = 1u << 3;
 inline constexpr std::uint32_t kOverflowBacklog = 1u << 4;
 inline constexpr std::uint32_t kOverflowSplits = 1u << 5;
 inline constexpr std::uint32_t kOverflowTouched = 1u << 6;
+inline constexpr std::uint32_t kOverflowIndex = 1u << 7;  ///< voxel index: no room or no entry
 
 /// Control::need bits: the speculative expand rounds wanted more nodes, grids or split entries
 /// than granted. Not an error: the host rolls the batch back and runs it again with a larger

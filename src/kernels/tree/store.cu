@@ -35,7 +35,7 @@ void copy_nodes(const TreeStore& t, HostTreeCopy& copy) {
 }  // namespace
 
 TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_)
-    : config(config_), geometry(geometry_) {
+    : config(config_), geometry(geometry_), index(config_) {
   layout = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
   arena = DeviceArena(layout.total_bytes, layout.dynamic_begin);
   if (config.back_memory_at_create) arena.ensure(arena.size(), arena.size());  // all of it
@@ -81,7 +81,11 @@ void signal(const TreeStore& t, void* stream) {
   SIMLOD_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), t.ready.get(), 0));
 }
 
-OctreeStats stats(const TreeStore& t) { return tree_stats(t.control, t.layout, t.points); }
+OctreeStats stats(const TreeStore& t) {
+  OctreeStats s = tree_stats(t.control, t.layout, t.points);
+  s.bytes_filter = t.index.bytes();  // beside the reserve
+  return s;
+}
 
 NodeSnapshot snapshot(const TreeStore& t) {
   DeviceScope scope(t.config.device);

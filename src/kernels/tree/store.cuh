@@ -21,6 +21,7 @@
 #include "kernels/entry.hpp"
 #include "kernels/tree/arena_layout.hpp"
 #include "kernels/tree/tree_view.hpp"
+#include "kernels/update/voxel_index.cuh"
 
 namespace simlod::detail::cuda {
 
@@ -49,6 +50,9 @@ struct TreeStore {
   TreeView writer;       ///< pointers and parameters
   Control control{};     ///< counters after the last completed batch
   std::uint64_t points = 0;
+  /// Filter accumulators of the voxels (Sampling::Random, Average), in device memory of their
+  /// own; empty otherwise.
+  VoxelIndexStore index;
 };
 
 }  // namespace simlod::detail::cuda

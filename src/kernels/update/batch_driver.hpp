@@ -11,6 +11,10 @@
 //   void sample(const BatchView&);
 //   void allocate(const BatchView&, uint32 list_bound);
 //   void insert(const BatchView&);
+//   IndexView reserve_index(uint64 entries, uint64 size);  room in the voxel index (holding
+//                                            `size`) for `entries` in all: the view as grown;
+//                                            throws CapacityError
+//   void fold(const BatchView&, uint32 old_grids);  the fold pass (filtered colours)
 //   void rollback(const BatchView&, uint32 old_nodes, uint32 split_bound, const Control& old);
 //                                            restore split leaves, then the whole Control
 //   void map(uint64 low_end, uint64 high_begin);  back arena bytes [0, low_end) and
@@ -126,6 +130,8 @@ std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& la
     try {
       ig = grant_insert(last, tree, grown, eg, layout, v.params, points);
       exec.map(ig.floor, eg.ceiling);
+      // Every voxel has an entry: the index needs room for the batch's bound of new voxels.
+      v.index = exec.reserve_index(old.voxels + ig.backlog, old.voxels);
     } catch (const CapacityError&) {
       if (splits) exec.rollback(v, old_nodes, split_bound, old);
       throw;
@@ -139,6 +145,7 @@ std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& la
     fault_point("allocate");
     exec.insert(v);
     fault_point("insert");
+    exec.fold(v, old.grid_count);
     if (extent != nullptr) *extent = BatchExtent{ig.floor, eg.ceiling};
     return rounds;
   }

@@ -12,6 +12,7 @@
 #include "kernels/common/device_ops.hpp"
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/tree/tree_view.hpp"
+#include "kernels/update/index_view.hpp"
 #include "kernels/update/scratch_layout.hpp"
 #include "simlod/point.hpp"
 
@@ -38,6 +39,9 @@ struct BatchView : TreeView {
   // bit instead of writing out of bounds).
   std::uint32_t node_limit, grid_limit, chunk_limit, spill_limit, backlog_limit, split_limit;
   std::uint32_t touched_limit;  ///< entries of d_touched
+  /// The store's voxel index (filtered colours; words = 0 without one), as reserved for this
+  /// batch (kernels/update/voxel_index.cuh).
+  IndexView index;
 
   SIMLOD_HD std::uint32_t points() const { return batch_points + spill_points; }
 

@@ -10,6 +10,7 @@
 #include "kernels/update/device_batch.cuh"
 #include "kernels/update/passes.hpp"
 #include "kernels/update/update_state.cuh"
+#include "kernels/update/voxel_index.cuh"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
@@ -18,8 +19,9 @@ namespace {
 /// The executor of batch_driver.hpp on the backend's stream.
 class CudaExec {
  public:
-  CudaExec(DeviceArena& arena, const BatchView& base, cudaStream_t stream, Control* host_control)
-      : arena_(arena), base_(base), stream_(stream), host_control_(host_control) {}
+  CudaExec(DeviceArena& arena, VoxelIndexStore& index, const BatchView& base, cudaStream_t stream,
+           Control* host_control)
+      : arena_(arena), index_(index), base_(base), stream_(stream), host_control_(host_control) {}
 
   std::byte* arena() const { return arena_.data(); }
   void reset_batch(std::uint32_t node_count) {
@@ -49,6 +51,12 @@ class CudaExec {
   void sample(const BatchView& v) { launch_sample(v, stream_); }
   void allocate(const BatchView& v, std::uint32_t bound) { launch_allocate(v, bound, stream_); }
   void insert(const BatchView& v) { launch_insert(v, stream_); }
+  IndexView reserve_index(std::uint64_t entries, std::uint64_t size) {
+    if (!index_.enabled()) return IndexView{};
+    index_.reserve(entries, size, stream_);
+    return index_.view();
+  }
+  void fold(const BatchView& v, std::uint32_t old_grids) { launch_fold(v, old_grids, stream_); }
   Control read_control() {
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(host_control_, base_.d_control, sizeof(Control),
                                       cudaMemcpyDeviceToHost, stream_));
@@ -63,6 +71,7 @@ class CudaExec {
   }
 
   DeviceArena& arena_;
+  VoxelIndexStore& index_;
   const BatchView& base_;
   cudaStream_t stream_;
   Control* host_control_;
@@ -114,7 +123,7 @@ void check_size(const TreeStore& t, std::size_t points) {
 void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& stats) {
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.uploaded.get(), s));
-  CudaExec exec(t.arena, state.view, s, static_cast<Control*>(t.control_host.get()));
+  CudaExec exec(t.arena, t.index, state.view, s, static_cast<Control*>(t.control_host.get()));
   try {
     BatchExtent extent;
     stats.split_rounds =
@@ -144,6 +153,10 @@ void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& 
 }
 
 }  // namespace
+
+bool keeps_sampling(const TreeStore& t) {
+  return t.index.enabled() ? t.index.ready() : t.config.sampling == Sampling::FirstCome;
+}
 
 void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
                   UpdateStats& stats) {

@@ -1,10 +1,12 @@
 // Insert pass: a thread per point (batch + spill) and per backlog voxel writes it to its chunk
-// slot (kernels/update/pass_bodies.hpp, insert_sample); then one thread retires the chunks handed
-// out (the pool shrinks, the arena top grows).
+// slot (kernels/update/pass_bodies.hpp, insert_sample), and a new voxel gets its entry in the
+// voxel index (filtered colours); then one thread retires the chunks handed out (the pool
+// shrinks, the arena top grows).
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tuning.hpp"
 #include "kernels/update/pass_bodies.hpp"
 #include "kernels/update/passes.hpp"
+#include "kernels/update/voxel_index.cuh"
 
 namespace simlod::detail::cuda {
 namespace {
@@ -16,7 +18,11 @@ __global__ void __launch_bounds__(kPointBlock) insert_kernel(BatchView v) {
   const std::uint32_t total = v.points() + min(c.backlog_count, v.backlog_limit);
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += gridDim.x * blockDim.x) {
-    insert_sample(v, i, pool_size, chunk_top);
+    Point* at = insert_sample(v, i, pool_size, chunk_top);
+    if (v.index.words != 0 && i >= v.points() && at != nullptr) {
+      const VoxelRecord& r = v.d_backlog[i - v.points()];
+      if (!index_add(v.index, r.node, r.cell, at)) v.flag(kOverflowIndex);
+    }
   }
 }
 

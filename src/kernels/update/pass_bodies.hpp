@@ -206,9 +206,10 @@ SIMLOD_HD void allocate_node(const BatchView& v, std::uint32_t id, std::uint32_t
 /// Writes item i of the insert pass: points (batch + spill, slot from the last counting
 /// round), then backlog voxels (slot from sampling). Sample j of a node that held c samples
 /// goes to list position (c + j) / cap: the old tail while that is c / cap and the tail had
-/// room, else the node's new chunk of that index. No walks, no atomics.
-SIMLOD_HD void insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t pool_size,
-                             std::uint32_t chunk_top) {
+/// room, else the node's new chunk of that index. No walks, no atomics. Returns where the
+/// sample went (nullptr on an overflow).
+SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t pool_size,
+                               std::uint32_t chunk_top) {
   const std::uint32_t points = v.points();
   std::uint32_t id, slot;
   Point sample;
@@ -241,9 +242,14 @@ SIMLOD_HD void insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t 
   } else {
     chunk = v.chunk_of_ordinal(v.d_base[id] + (pos - first_pos), pool_size, chunk_top);
   }
-  if (chunk >= v.chunk_limit) return v.flag(kOverflowChunks);
-  *reinterpret_cast<uint4*>(v.chunk_data(chunk) + (at % cap)) = make_uint4(
-      bits_from_float(sample.x), bits_from_float(sample.y), bits_from_float(sample.z), sample.rgba);
+  if (chunk >= v.chunk_limit) {
+    v.flag(kOverflowChunks);
+    return nullptr;
+  }
+  Point* to = v.chunk_data(chunk) + (at % cap);
+  *reinterpret_cast<uint4*>(to) = make_uint4(bits_from_float(sample.x), bits_from_float(sample.y),
+                                             bits_from_float(sample.z), sample.rgba);
+  return to;
 }
 
 /// After the insert pass: the chunks handed out leave the pool (top first), the rest came

@@ -5,8 +5,6 @@
 #include <atomic>
 #include <bit>
 
-#include "simlod/detail/sampling.hpp"
-
 namespace simlod::detail::cpu {
 namespace {
 
@@ -98,23 +96,21 @@ std::uint32_t VoxelIndex::find(std::uint64_t key) const noexcept {
   }
 }
 
-void VoxelIndex::fold(std::uint32_t node, std::uint32_t cell, const QuantPoint& q,
-                      std::uint32_t rgba) noexcept {
+void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
+                       const ColourSum& sum) noexcept {
   const std::uint32_t e = find(key_of(node, cell));
   std::uint64_t* acc = acc_.data() + std::uint64_t{e} * words_;
   if (words_ == 1) {
-    const std::uint64_t key = random_key(q, rgba, seed_);
-    std::atomic_ref<std::uint64_t> best(acc[0]);
-    std::uint64_t now = best.load(std::memory_order_relaxed);
-    if (key <= now) return;  // the colour stays: nothing to write
-    while (now < key && !best.compare_exchange_weak(now, key, std::memory_order_relaxed)) {
+    std::atomic_ref<std::uint64_t> now(acc[0]);
+    std::uint64_t seen = now.load(std::memory_order_relaxed);
+    if (best <= seen) return;  // the colour stays: nothing to write
+    while (seen < best && !now.compare_exchange_weak(seen, best, std::memory_order_relaxed)) {
     }
   } else {
-    const std::uint32_t channel[4] = {red_of(rgba), green_of(rgba), blue_of(rgba), alpha_of(rgba)};
-    for (int c = 0; c < 4; ++c) {
-      std::atomic_ref<std::uint64_t>(acc[c]).fetch_add(channel[c], std::memory_order_relaxed);
+    const std::uint64_t add[kAverageWords] = {sum.r, sum.g, sum.b, sum.a, sum.count};
+    for (std::uint32_t w = 0; w < kAverageWords; ++w) {
+      std::atomic_ref<std::uint64_t>(acc[w]).fetch_add(add[w], std::memory_order_relaxed);
     }
-    std::atomic_ref<std::uint64_t>(acc[4]).fetch_add(1, std::memory_order_relaxed);
   }
   std::atomic_ref<std::uint8_t> dirty(dirty_[e]);
   if (dirty.load(std::memory_order_relaxed) == 0 &&

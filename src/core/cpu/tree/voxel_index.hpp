@@ -25,6 +25,7 @@
 #include "core/cpu/tree/node.hpp"
 #include "core/thread_pool.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/sampling.hpp"
 #include "simlod/octree.hpp"
 
 namespace simlod::detail::cpu {
@@ -53,9 +54,13 @@ class VoxelIndex {
   /// Adds the entry of a new voxel (its key must be absent; room reserved) with an empty
   /// accumulator.
   void add(std::uint32_t node, std::uint32_t cell, Point* sample) noexcept;
-  /// Folds the point (q, rgba) into the accumulator of (node, cell), which must have an entry.
-  void fold(std::uint32_t node, std::uint32_t cell, const QuantPoint& q,
-            std::uint32_t rgba) noexcept;
+  /// Whether the accumulators are Random's keys (else Average's sums).
+  [[nodiscard]] bool random() const { return words_ == 1; }
+  [[nodiscard]] std::uint32_t seed() const { return seed_; }
+  /// Folds samples into the accumulator of (node, cell), which must have an entry: Random, the
+  /// largest of their keys `best`; Average, their sums `sum`.
+  void merge(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
+             const ColourSum& sum) noexcept;
   /// Writes the colour of every entry folded into since the last call into its sample.
   void write_colours(PoolView& pool) noexcept;
   /// Drops every entry and frees the memory (not ready).

@@ -7,6 +7,8 @@
 // accumulators then hold exactly what the bulk builder computes from all points at once.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <new>
 
@@ -17,18 +19,58 @@
 namespace simlod::detail::cpu {
 namespace {
 
-/// Folds the point (q, rgba) into its cell of every inner node on its path from the root for
-/// which take(node) holds.
-template <class Take>
-void fold_path(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g,
-               const QuantPoint& q, std::uint32_t rgba, Take&& take) {
-  std::uint32_t node = 0;
-  while (!nodes[node].leaf()) {
-    const CpuNode& n = nodes[node];
-    if (take(node)) index.fold(node, cell_index(q, n.level, g), q, rgba);
-    node = n.first_child + child_octant(q, n.level);
+/// Folds points into the voxel index, one thread's share: a run of points in the same cell of
+/// a level (points in scan order share the cells of coarse levels) is combined here and merged
+/// into the index once, which saves most lookups and atomics.
+class Folder {
+ public:
+  Folder(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g)
+      : index_(index), nodes_(nodes), g_(g) {}
+  Folder(const Folder&) = delete;
+  Folder& operator=(const Folder&) = delete;
+  ~Folder() { flush(); }
+
+  /// Folds the point (q, rgba) into its cell of every inner node on its path from the root for
+  /// which take(node) holds.
+  template <class Take>
+  void point(const QuantPoint& q, std::uint32_t rgba, Take&& take) {
+    const std::uint64_t key = index_.random() ? random_key(q, rgba, index_.seed()) : 0;
+    std::uint32_t node = 0;
+    while (!nodes_[node].leaf()) {
+      const CpuNode& n = nodes_[node];
+      if (take(node)) {
+        Run& run = runs_[n.level];
+        const std::uint32_t cell = cell_index(q, n.level, g_);
+        if (run.node != node || run.cell != cell) {
+          if (run.node != kNone) index_.merge(run.node, run.cell, run.best, run.sum);
+          run = Run{node, cell, 0, ColourSum{}};
+        }
+        run.best = std::max(run.best, key);
+        run.sum.add(rgba);
+      }
+      node = n.first_child + child_octant(q, n.level);
+    }
   }
-}
+
+  void flush() noexcept {
+    for (Run& run : runs_) {
+      if (run.node != kNone) index_.merge(run.node, run.cell, run.best, run.sum);
+      run = Run{};
+    }
+  }
+
+ private:
+  struct Run {
+    std::uint32_t node = kNone, cell = 0;
+    std::uint64_t best = 0;  // Random
+    ColourSum sum;           // Average
+  };
+
+  VoxelIndex& index_;
+  const std::vector<CpuNode>& nodes_;
+  std::uint32_t g_;
+  std::array<Run, kQuantBits + 1> runs_{};  // per level
+};
 
 }  // namespace
 
@@ -45,10 +87,11 @@ void Updater::fold_batch(Batch& b) noexcept {
   const std::uint32_t g = geometry_.grid_bits;
   const std::size_t own = b.input.size();
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
+    Folder folder(index, nodes_, g);
     for (std::size_t i = lo; i < hi; ++i) {
       const bool stored = i >= own;
-      fold_path(index, nodes_, g, b.q[i], b.point(i).rgba,
-                [&](std::uint32_t node) { return !stored || nodes_[node].grid >= b.old_grids; });
+      folder.point(b.q[i], b.point(i).rgba,
+                   [&](std::uint32_t node) { return !stored || nodes_[node].grid >= b.old_grids; });
     }
   });
   index.write_colours(pool_);
@@ -98,12 +141,12 @@ void index_tree(TreeStore& store, PoolView& pool) {
   const float scale = store.geometry.quant_scale;
   const ReadView view = store.read();
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    Folder folder(index, nodes, g);
     for (std::size_t id = lo; id < hi; ++id) {
       if (!nodes[id].leaf()) continue;
       view.for_each_span(id, [&](const Point* p, std::size_t count) {
         for (std::size_t j = 0; j < count; ++j) {
-          fold_path(index, nodes, g, quantize(p[j], scale), p[j].rgba,
-                    [](std::uint32_t) { return true; });
+          folder.point(quantize(p[j], scale), p[j].rgba, [](std::uint32_t) { return true; });
         }
       });
     }

@@ -1,0 +1,41 @@
+// The voxel index of the CUDA store as the incremental builder's passes receive it (in their
+// BatchView): what keeps Sampling::Random and Average exact batch by batch, as the CPU store's
+// index does (core/cpu/tree/voxel_index.hpp has the scheme). Every voxel has an entry; an
+// open-addressing table of entry numbers finds the entry of (node, cell). Device memory of its
+// own (kernels/update/voxel_index.cuh owns it), beside the arena.
+//
+// Entry e (arrays of `capacity` entries, numbered in order of insertion):
+//   keys[e]     uint64   node << 32 | cell
+//   samples[e]  Point*   the voxel in its node's chunk list (the arena never moves)
+//   acc[e]      words x uint64   Random: the largest key (1 word); Average: the sums of red,
+//                                green, blue, alpha and the count (5 words, a ColourSum)
+//   dirty[e]    uint32   folded into since its colour was last written
+//   list[k]     uint32   the dirty entries, counts[1] of them
+// counts[0] = entries. slots: a power of two, at least twice the capacity, of uint32 entry
+// numbers, empty = kNil, linear probing.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "simlod/point.hpp"
+
+namespace simlod::detail::cuda {
+
+struct IndexView {
+  unsigned long long* keys = nullptr;
+  Point** samples = nullptr;
+  unsigned long long* acc = nullptr;
+  std::uint32_t* dirty = nullptr;
+  std::uint32_t* list = nullptr;
+  std::uint32_t* slots = nullptr;
+  std::uint32_t* counts = nullptr;  ///< [0] entries, [1] dirty entries listed
+  std::uint64_t slot_mask = 0;
+  std::uint32_t capacity = 0;  ///< entries the arrays hold
+  std::uint32_t words = 0;     ///< accumulator words per entry; 0 = no index (passes skip it)
+  std::uint32_t seed = 0;      ///< Sampling::Random's seed
+};
+
+static_assert(std::is_trivially_copyable_v<IndexView>);
+
+}  // namespace simlod::detail::cuda

@@ -1,0 +1,185 @@
+// The voxel index of the CUDA store: growth and the fold pass (kernels/update/voxel_index.cuh).
+#include <bit>
+#include <string>
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/tuning.hpp"
+#include "kernels/update/voxel_index.cuh"
+#include "simlod/error.hpp"
+
+namespace simlod::detail::cuda {
+namespace {
+
+constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
+
+std::uint64_t slots_for(std::uint64_t capacity) {
+  return capacity == 0 ? 0 : std::bit_ceil(2 * capacity);
+}
+
+/// Byte offsets of the arrays in one allocation (8-byte arrays first).
+struct IndexLayout {
+  std::uint64_t keys, samples, acc, dirty, list, slots, counts, total;
+  IndexLayout(std::uint64_t capacity, std::uint32_t words) {
+    keys = 0;
+    samples = keys + capacity * 8;
+    acc = samples + capacity * 8;
+    dirty = acc + capacity * 8 * words;
+    list = dirty + capacity * 4;
+    slots = list + capacity * 4;
+    counts = slots + slots_for(capacity) * 4;
+    total = counts + 8;
+  }
+};
+
+__global__ void relink_kernel(IndexView x, std::uint32_t size) {
+  for (std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < size;
+       e += gridDim.x * blockDim.x) {
+    index_link(x, e, x.keys[e]);
+  }
+}
+
+/// The entry of `key`; kNil when it has none (an internal error).
+__device__ std::uint32_t index_find(const IndexView& x, unsigned long long key) {
+  for (std::uint64_t s = index_hash(key) & x.slot_mask;; s = (s + 1) & x.slot_mask) {
+    const std::uint32_t e = x.slots[s];
+    if (e == kNil || x.keys[e] == key) return e;
+  }
+}
+
+/// Lists entry `e`, whose colour may have changed, once per batch.
+__device__ void mark_dirty(const IndexView& x, std::uint32_t e) {
+  if (x.dirty[e] == 0 && atomicExch(&x.dirty[e], 1u) == 0) x.list[atomicAdd(&x.counts[1], 1u)] = e;
+}
+
+/// Folds the point (q, rgba) into the accumulator of (node, cell). The warp's lanes of one key
+/// (neighbouring points share the cells of coarse levels) combine first, and one of them finds
+/// the entry and takes the atomics (sm_80 on; older GPUs fold per lane).
+__device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_t cell,
+                     const QuantPoint& q, std::uint32_t rgba) {
+  const IndexView& x = v.index;
+  const unsigned long long key = index_key(node, cell);
+  unsigned long long best = x.words == 1 ? random_key(q, rgba, x.seed) : 0;
+  std::uint32_t sum[4] = {red_of(rgba), green_of(rgba), blue_of(rgba), alpha_of(rgba)};
+  std::uint32_t count = 1;
+#if __CUDA_ARCH__ >= 800
+  const unsigned group = __match_any_sync(__activemask(), key);
+  if (x.words == 1) {  // the group's largest 64-bit key: the high words, then the low ones
+    const auto hi = static_cast<std::uint32_t>(best >> 32);
+    const std::uint32_t top = __reduce_max_sync(group, hi);
+    const std::uint32_t low =
+        __reduce_max_sync(group, hi == top ? static_cast<std::uint32_t>(best) : 0u);
+    best = (static_cast<unsigned long long>(top) << 32) | low;
+  } else {  // at most 32 x 255 per channel
+    for (std::uint32_t& c : sum) c = __reduce_add_sync(group, c);
+    count = static_cast<std::uint32_t>(__popc(group));
+  }
+  if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+#endif
+  const std::uint32_t e = index_find(x, key);
+  if (e == kNil) return v.flag(kOverflowIndex);
+  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+  if (x.words == 1) {
+    if (*acc >= best || atomicMax(acc, best) >= best) return;  // the colour stays
+  } else {
+    for (int c = 0; c < 4; ++c) atomicAdd(acc + c, static_cast<unsigned long long>(sum[c]));
+    atomicAdd(acc + 4, static_cast<unsigned long long>(count));
+  }
+  mark_dirty(x, e);
+}
+
+__global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uint32_t old_grids) {
+  const std::uint32_t g = v.params.grid_bits;
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
+       i += gridDim.x * blockDim.x) {
+    const Point p = v.point(i);
+    const QuantPoint q = quantize(p, v.quant_scale);
+    const bool own = i < v.batch_points;
+    std::uint32_t node = 0;
+    for (std::uint32_t level = 0;; ++level) {
+      const NodeLink link = v.link(node);
+      if (link.first_child == kNil) break;
+      if (own || link.grid >= old_grids) fold(v, node, cell_index(q, level, g), q, p.rgba);
+      node = link.first_child + child_octant(q, level);
+    }
+  }
+}
+
+/// Writes the colours of the listed entries into their voxels.
+__global__ void colour_kernel(IndexView x) {
+  const std::uint32_t n = x.counts[1];
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
+       k += gridDim.x * blockDim.x) {
+    const std::uint32_t e = x.list[k];
+    const unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+    std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
+    if (x.words == kAverageWords) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
+    reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = rgba;
+    x.dirty[e] = 0;
+  }
+}
+
+}  // namespace
+
+VoxelIndexStore::VoxelIndexStore(const OctreeConfig& config) {
+  view_.seed = config.sampling_seed;
+  if (config.sampling == Sampling::Random) view_.words = 1;
+  if (config.sampling == Sampling::Average) view_.words = kAverageWords;
+}
+
+std::uint64_t VoxelIndexStore::bytes_for(std::uint64_t capacity) const {
+  return view_.words == 0 || capacity == 0 ? 0 : IndexLayout(capacity, view_.words).total;
+}
+
+void VoxelIndexStore::reserve(std::uint64_t entries, std::uint64_t size, cudaStream_t stream) {
+  if (view_.words == 0 || entries <= capacity_) return;
+  const std::uint64_t capacity = std::max(entries, 2 * capacity_);  // doubling
+  if (capacity >= kNil) {
+    throw CapacityError("the voxel index would need " + std::to_string(capacity) +
+                        " entries, more than it can number");
+  }
+  const IndexLayout at(capacity, view_.words);
+  DeviceMemory memory = make_device(at.total, "the voxel index");  // CapacityError: unchanged
+  auto* base = static_cast<std::byte*>(memory.get());
+  IndexView x = view_;
+  x.keys = reinterpret_cast<unsigned long long*>(base + at.keys);
+  x.samples = reinterpret_cast<Point**>(base + at.samples);
+  x.acc = reinterpret_cast<unsigned long long*>(base + at.acc);
+  x.dirty = reinterpret_cast<std::uint32_t*>(base + at.dirty);
+  x.list = reinterpret_cast<std::uint32_t*>(base + at.list);
+  x.slots = reinterpret_cast<std::uint32_t*>(base + at.slots);
+  x.counts = reinterpret_cast<std::uint32_t*>(base + at.counts);
+  x.slot_mask = slots_for(capacity) - 1;
+  x.capacity = static_cast<std::uint32_t>(capacity);
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.dirty, 0, capacity * 4, stream));
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.slots, 0xFF, slots_for(capacity) * 4, stream));
+  const std::uint32_t counts[2] = {static_cast<std::uint32_t>(size), 0};
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(x.counts, counts, sizeof(counts), cudaMemcpyHostToDevice, stream));
+  if (size > 0) {
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(x.keys, view_.keys, size * 8, cudaMemcpyDeviceToDevice, stream));
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(x.samples, view_.samples, size * 8, cudaMemcpyDeviceToDevice, stream));
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(x.acc, view_.acc, size * 8 * view_.words,
+                                      cudaMemcpyDeviceToDevice, stream));
+    relink_kernel<<<blocks_for(size, kPointBlock), kPointBlock, 0, stream>>>(
+        x, static_cast<std::uint32_t>(size));
+    SIMLOD_CUDA_CHECK_LAUNCH("relink_kernel");
+  }
+  // The old arrays go once the copies that read them are done (counts[] is a host array).
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  memory_ = std::move(memory);
+  view_ = x;
+  capacity_ = capacity;
+}
+
+void launch_fold(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream) {
+  if (v.index.words == 0 || v.index.capacity == 0) return;  // no index, or no voxel yet
+  fold_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v, old_grids);
+  SIMLOD_CUDA_CHECK_LAUNCH("fold_kernel");
+  colour_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v.index);
+  SIMLOD_CUDA_CHECK_LAUNCH("colour_kernel");
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(v.index.counts + 1, 0, 4, stream));
+}
+
+}  // namespace simlod::detail::cuda
