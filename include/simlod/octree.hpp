@@ -66,11 +66,10 @@ struct OctreeConfig {
   bool back_memory_at_create = false;
   std::uint32_t max_batch_points = 1u << 20;  ///< larger inserts are split into such batches
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
-  /// Voxel colours. Both builders keep every filter. The incremental builder (insert, update)
-  /// keeps Random and Average exact with a voxel index (OctreeStats::bytes_filter) on both
-  /// backends, and Weighted through finalize() on the CPU: create() refuses Weighted with
-  /// Backend::Cuda and resolves Backend::Auto to the CPU for it. A CUDA octree that
-  /// Octree::build made with a filter refuses insert() (its voxels have no index).
+  /// Voxel colours. Both builders keep every filter, on both backends: the incremental builder
+  /// (insert, update) keeps Random and Average exact with a voxel index
+  /// (OctreeStats::bytes_filter), and Weighted through finalize(). A CUDA octree that
+  /// Octree::build made with Random or Average refuses insert() (its voxels have no index).
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
@@ -191,8 +190,7 @@ class Octree {
  public:
   /// Creates an empty octree over `cube` (file coordinates; made a cube by Bounds::cube()).
   /// A cube of zero size (bounds of one point) is widened to an edge of 1.
-  /// Throws InvalidInput for a bad configuration (also Sampling::Weighted on the CUDA backend)
-  /// or an empty/non-finite cube, CudaError when
+  /// Throws InvalidInput for a bad configuration or an empty/non-finite cube, CudaError when
   /// Backend::Cuda is requested without a device, CapacityError when memory cannot be reserved.
   static Octree create(const Bounds& cube, const OctreeConfig& config = {});
 
@@ -202,9 +200,9 @@ class Octree {
   /// takes them. The result equals create(cube, config) followed by insert() and update() of
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
   /// voxel colours may come from other points of their cell), and it is a normal octree: it
-  /// renders, and update() inserts more batches into it (with a filter, config.sampling: on
-  /// the CPU backend, where the voxel index that keeps Random and Average exact is made at the
-  /// first batch). stats().build holds the timings.
+  /// renders, and update() inserts more batches into it (with Random or Average colours: on
+  /// the CPU backend, where the voxel index that keeps them exact is made at the first batch).
+  /// stats().build holds the timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the
@@ -290,9 +288,12 @@ class Octree {
 
   /// Sampling::Weighted: computes the voxel colours that batches inserted since the last call
   /// left first-come (bottom-up from the stored points, as build() does; the result equals
-  /// build() of the same points). Nothing to do for the other filters, or when no batch went
-  /// in since. The Streamer calls it when its last batch is in. Blocks until done. Throws
-  /// CapacityError when host memory runs out (the colours then stay first-come).
+  /// build() of the same points). The CPU recomputes the colours in place; CUDA builds the tree
+  /// of the stored points again with the bulk builder, beside the old one, and then frees the
+  /// old one (node ids change; the nodes, points and voxel cells do not). Nothing to do for the
+  /// other filters, or when no batch went in since. The Streamer calls it when its last batch
+  /// is in. Blocks until done. Throws CapacityError when memory runs out (the octree then stays
+  /// as it was, with first-come colours).
   void finalize();
 
   /// Drops every queued batch; returns the points dropped.

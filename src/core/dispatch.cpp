@@ -89,7 +89,17 @@ bool keeps_sampling(const TreeStores& s) {
 }
 
 void finalize(TreeStores& s) {
-  if (s.cpu) cpu::finalize_colours(*s.cpu, s.cpu_update->pool);
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) {
+    cuda::Owned<cuda::TreeStore> fresh = cuda::rebuild_for_colours(*s.cuda);
+    if (!fresh) return;
+    cuda::Owned<cuda::UpdateState> state = cuda::create_update_state(*fresh);
+    s.cuda_update = std::move(state);  // the old state goes before its store
+    s.cuda = std::move(fresh);
+    return;
+  }
+#endif
+  cpu::finalize_colours(*s.cpu, s.cpu_update->pool);
 }
 
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {

@@ -24,14 +24,7 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
   impl->geometry = detail::make_geometry(cube, config);
-  const bool weighted = config.sampling == Sampling::Weighted;
-  if (weighted && config.backend == Backend::Cuda) {
-    throw InvalidInput(
-        "octree config: the CUDA backend's incremental builder (create, insert, update) does "
-        "not keep Sampling::Weighted; build it with Octree::build, or use Backend::Cpu");
-  }
-  // Auto picks the backend whose incremental builder keeps the filter.
-  impl->config.backend = weighted ? Backend::Cpu : resolve_backend(config.backend);
+  impl->config.backend = resolve_backend(config.backend);
   try {
     impl->store = detail::create_stores(impl->config, impl->geometry);
   } catch (const std::bad_alloc&) {
@@ -170,9 +163,7 @@ void require_kept_sampling(const OctreeImpl& s) {
       "backend's incremental builder does not keep up to date in a built tree; nothing was "
       "inserted (build all points at once, create() the octree and insert every batch, or use "
       "Backend::Cpu)",
-      s.config.sampling == Sampling::Random    ? "Sampling::Random"
-      : s.config.sampling == Sampling::Average ? "Sampling::Average"
-                                               : "Sampling::Weighted"));
+      s.config.sampling == Sampling::Random ? "Sampling::Random" : "Sampling::Average"));
 }
 
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,

@@ -71,7 +71,8 @@ void signal(const TreeStore& store, void* stream);
 // The incremental builder (kernels/update/).
 [[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
 /// Whether it keeps the store's config.sampling: FirstCome always; Random and Average in a
-/// store it made from create() (its voxel index is complete); not Weighted.
+/// store it made from create() (its voxel index is complete); Weighted always (batches write
+/// first-come colours; rebuild_for_colours() computes the weighted ones).
 [[nodiscard]] bool keeps_sampling(const TreeStore& store);
 /// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
 /// nothing; any other exception may leave the store half-written.
@@ -95,6 +96,13 @@ void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point>
 /// be discarded), CudaError otherwise.
 void build_bulk(TreeStore& store, std::span<const Point> host, DeviceBatchStore* device,
                 std::size_t device_points, BuildStats& stats);
+
+/// Sampling::Weighted, whose colours do not decompose per batch: the tree of `store`'s points
+/// built again by the bulk builder into a new store (the same nodes and points; every voxel
+/// colour computed bottom-up), when batches went in since the colours were computed; null
+/// otherwise. Throws CapacityError when the new store does not fit beside the old one (which
+/// stays as it was) (kernels/bulk/rebuild.cu).
+[[nodiscard]] Owned<TreeStore> rebuild_for_colours(const TreeStore& store);
 
 // DeviceBatch (kernels/update/device_batch.cu).
 /// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.

@@ -80,13 +80,11 @@ TEST(OctreeConfig, FilteredSamplingIsKeptByBothBuilders) {
     c.sampling = s;
     c.sampling_seed = 0;  // any seed is valid
     EXPECT_EQ(Octree::build(points, unit_box(), c).config().sampling, s);
-    // Backend::Auto takes a backend whose incremental builder keeps the filter (only the CPU's
-    // keeps Weighted).
+    // Both backends' incremental builders keep every filter.
     c.backend = Backend::Auto;
     const Octree tree = Octree::create(unit_box(), c);
     EXPECT_EQ(tree.config().sampling, s);
-    EXPECT_EQ(tree.backend(),
-              s == Sampling::Weighted ? Backend::Cpu : resolve_backend(Backend::Auto));
+    EXPECT_EQ(tree.backend(), resolve_backend(Backend::Auto));
   }
   OctreeConfig c = small_config();
   c.sampling = static_cast<Sampling>(4);

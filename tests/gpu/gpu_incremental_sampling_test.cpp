@@ -1,11 +1,12 @@
-// Filtered voxel colours in the CUDA incremental builder (Sampling::Random, Average): after any
-// batching, every voxel equals the CPU bulk builder's (whose colours the CPU tests check against
-// a brute force); the voxel index is reported; and what the CUDA incremental builder refuses
-// (Weighted, and batches into a filtered tree the bulk builder made).
+// Filtered voxel colours in the CUDA incremental builder: after any batching, every Random and
+// Average voxel equals the CPU bulk builder's (whose colours the CPU tests check against a brute
+// force), Weighted after finalize(); the voxel index is reported; batches into a Random or
+// Average tree the CUDA bulk builder made are refused.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/bulk_scenes.hpp"
 #include "gpu/snapshot_compare.hpp"
@@ -64,19 +65,54 @@ TEST(GpuIncrementalSampling, SanitizerSized) {
   }
 }
 
-TEST(GpuIncrementalSampling, WhatTheCudaIncrementalBuilderRefuses) {
+// Weighted: batches write first-come colours; finalize() builds the tree of the stored points
+// again with the bulk builder, which computes the weighted colours.
+TEST(GpuIncrementalSampling, WeightedEqualsTheBulkBuildAfterFinalize) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene deep = deep_cluster_scene(20'000);
+  const struct {
+    const Scene* scene;
+    OctreeConfig config;
+    std::size_t batch;
+  } cases[] = {{&synth_scene(1'000'000, synth::Order::Scan), small_config(2000, 32, 500), 100'000},
+               {&random_scene(1'000'000), small_config(2000, 32, 500), 300'000},
+               {&deep, small_config(50, 32, 100), 997}};
+  for (const auto& k : cases) {
+    SCOPED_TRACE(k.batch);
+    const OctreeConfig c = filtered(k.config, Sampling::Weighted);
+    const NodeSnapshot want =
+        Octree::build(k.scene->points, k.scene->bounds, on_backend(c, Backend::Cpu)).snapshot();
+    Octree gpu = build(k.scene->bounds, on_backend(c, Backend::Cuda), k.scene->points, k.batch);
+    expect_same_tree(gpu.snapshot(), want, /*colours=*/false);
+    gpu.finalize();
+    ASSERT_EQ(gpu.backend(), Backend::Cuda);
+    expect_same_tree(gpu.snapshot(), want, /*colours=*/true);
+    EXPECT_EQ(gpu.stats().points, k.scene->points.size());
+    // The rebuilt tree goes on taking batches.
+    const std::vector<Point> more(k.scene->points.begin(), k.scene->points.begin() + 10);
+    (void)gpu.insert_now(more);
+    EXPECT_EQ(gpu.stats().points, k.scene->points.size() + 10);
+  }
+}
+
+TEST(GpuIncrementalSampling, WeightedBuildThenUpdateEqualsBuildingEverything) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = random_scene(600'000, 5);
+  const std::span<const Point> all(s.points);
+  const OctreeConfig c = filtered(small_config(1000, 32, 500), Sampling::Weighted);
+  Octree gpu = Octree::build(all.first(200'000), s.bounds, on_backend(c, Backend::Cuda));
+  insert_all(gpu, all.subspan(200'000), 100'000);
+  gpu.finalize();
+  expect_same_tree(gpu.snapshot(),
+                   Octree::build(all, s.bounds, on_backend(c, Backend::Cpu)).snapshot(), true);
+}
+
+TEST(GpuIncrementalSampling, FilteredTreesTheBulkBuilderMadeRefuseBatches) {
   SIMLOD_REQUIRE_GPU();
   const Scene& s = synth_scene(50'000, synth::Order::Scan);
-  // Weighted does not decompose per batch: CUDA refuses it, Auto takes the CPU.
-  OctreeConfig c = filtered(on_backend(small_config(), Backend::Cuda), Sampling::Weighted);
-  EXPECT_THROW((void)Octree::create(s.bounds, c), InvalidInput);
-  c.backend = Backend::Auto;
-  EXPECT_EQ(Octree::create(s.bounds, c).backend(), Backend::Cpu);
-  c = filtered(on_backend(small_config(), Backend::Auto), Sampling::Average);
-  EXPECT_EQ(Octree::create(s.bounds, c).backend(), Backend::Cuda);
-  // A filtered tree the CUDA bulk builder made has no voxel index: batches are refused and
-  // the tree stays as built.
-  for (const Sampling mode : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
+  // Random and Average keep no voxel index in a tree the CUDA bulk builder made: batches are
+  // refused and the tree stays as built.
+  for (const Sampling mode : {Sampling::Random, Sampling::Average}) {
     Octree tree = Octree::build(s.points, s.bounds,
                                 filtered(on_backend(small_config(), Backend::Cuda), mode));
     const NodeSnapshot before = tree.snapshot();

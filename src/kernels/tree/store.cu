@@ -20,7 +20,8 @@ std::uint64_t reserve_size(const OctreeConfig& config) {
   return static_cast<std::uint64_t>(config.memory_fraction * static_cast<double>(free));
 }
 
-/// Host copies of the node records and links (synchronous on the store's stream).
+}  // namespace
+
 void copy_nodes(const TreeStore& t, HostTreeCopy& copy) {
   const std::uint32_t n = t.control.node_count;
   copy.nodes.resize(n);
@@ -31,8 +32,6 @@ void copy_nodes(const TreeStore& t, HostTreeCopy& copy) {
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(copy.links.data(), t.writer.d_links, n * sizeof(NodeLink),
                                     cudaMemcpyDeviceToHost, s));
 }
-
-}  // namespace
 
 TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_)
     : config(config_), geometry(geometry_), index(config_) {

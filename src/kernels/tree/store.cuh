@@ -33,6 +33,8 @@ struct ReadView {
   std::uint32_t chunk_top = 0;  ///< chunks handed out from the arena (pooled included)
 };
 
+struct HostTreeCopy;  // kernels/tree/host_tree.hpp
+
 struct TreeStore {
   TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
 
@@ -53,6 +55,13 @@ struct TreeStore {
   /// Filter accumulators of the voxels (Sampling::Random, Average), in device memory of their
   /// own; empty otherwise.
   VoxelIndexStore index;
+  /// Sampling::Weighted: batches went in since the voxel colours were computed (they are
+  /// first-come until rebuild_for_colours(), kernels/entry.hpp).
+  bool stale_colours = false;
 };
+
+/// Queues copies of the node records and links into `copy` on the store's stream (the caller
+/// synchronises).
+void copy_nodes(const TreeStore& t, HostTreeCopy& copy);
 
 }  // namespace simlod::detail::cuda

@@ -144,6 +144,7 @@ void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& 
   }
   t.control = after;
   t.points += n;
+  if (t.config.sampling == Sampling::Weighted) t.stale_colours = true;
   SIMLOD_CUDA_CHECK(cudaEventRecord(t.ready.get(), s));
   state.inserted_any = true;
   state.timing.upload_ms = elapsed_ms(state.started.get(), state.uploaded.get());
@@ -154,9 +155,7 @@ void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& 
 
 }  // namespace
 
-bool keeps_sampling(const TreeStore& t) {
-  return t.index.enabled() ? t.index.ready() : t.config.sampling == Sampling::FirstCome;
-}
+bool keeps_sampling(const TreeStore& t) { return !t.index.enabled() || t.index.ready(); }
 
 void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
                   UpdateStats& stats) {
