@@ -1,5 +1,6 @@
 // simlod-compare: how well the LOD octree's voxels stand for the full-resolution points, per
-// voxel colour filter (OctreeConfig::sampling). Every camera is drawn twice, with every
+// voxel colour filter (OctreeConfig::sampling) and octree builder (--builder: Octree::build or
+// the incremental create, insert, update and finalize). Every camera is drawn twice, with every
 // original point (the reference) and with level of detail, and the two images are compared
 // with PSNR and SSIM, as CudaLOD's quality table does.
 #include <fmt/format.h>
@@ -10,8 +11,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "common/compare_builders.hpp"
 #include "common/compare_report.hpp"
 #include "common/compare_views.hpp"
 #include "common/exposure_scene.hpp"
@@ -23,6 +26,7 @@
 
 namespace {
 
+using simlod::examples::Builder;
 using simlod::examples::CompareReport;
 using simlod::examples::parse_samplings;
 using simlod::examples::sampling_names;
@@ -48,6 +52,16 @@ simlod::examples::LoadedPoints load(const std::string& file, std::uint64_t synth
   return in;
 }
 
+/// The report's columns: every filter with every builder, a filter's builders side by side.
+std::vector<std::pair<std::string, Builder>> columns(const std::vector<std::string>& filters,
+                                                     const std::vector<Builder>& builders) {
+  std::vector<std::pair<std::string, Builder>> out;
+  for (const std::string& f : filters) {
+    for (const Builder b : builders) out.emplace_back(f, b);
+  }
+  return out;
+}
+
 /// The reference on the left, the LOD image on the right.
 std::vector<std::uint8_t> side_by_side(const std::vector<std::uint8_t>& left,
                                        const std::vector<std::uint8_t>& right, std::uint32_t width,
@@ -69,8 +83,9 @@ int main(int argc, char** argv) {
       "close-up and zoomed-out views with every point and with level of detail, per voxel "
       "colour filter, and compares them (PSNR, SSIM)"};
   std::string input, scene, backend_name = "auto", samplings = "first,random,average";
-  std::string prefix = "compare", json_path;
+  std::string prefix = "compare", json_path, builder_name = "bulk";
   std::uint64_t synthetic = 0, scene_points = 2'000'000, seed = 1;
+  std::uint32_t batch = 1'000'000;
   std::uint32_t views = 3, width = 960, height = 540;
   std::uint32_t leaf_points = simlod::OctreeConfig{}.max_points_per_leaf;
   float lod = 64.0f;
@@ -86,6 +101,13 @@ int main(int argc, char** argv) {
   app.add_option("--sampling", samplings,
                  "voxel colour filters to compare, comma-separated: " + sampling_names())
       ->capture_default_str();
+  app.add_option("--builder", builder_name,
+                 "octree builder: bulk (Octree::build), incremental (Octree::create, then insert "
+                 "and update per --batch, then finalize) or both (every filter with each)")
+      ->capture_default_str();
+  app.add_option("--batch", batch, "points per batch of the incremental builder")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 30));
   app.add_option("--backend", backend_name, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--views", views, "close-ups and as many zoomed-out views")->capture_default_str();
   app.add_option("--width", width)->capture_default_str()->check(CLI::Range(16u, 16384u));
@@ -95,7 +117,9 @@ int main(int argc, char** argv) {
                  "a large one")
       ->capture_default_str();
   app.add_option("--lod", lod, "LOD threshold in pixels")->capture_default_str();
-  app.add_option("-o,--output", prefix, "PNG prefix: PREFIX-<kind><i>-<sampling>.png")
+  app.add_option("-o,--output", prefix,
+                 "PNG prefix: PREFIX-<kind><i>-<sampling>.png (incremental builder: "
+                 "<sampling>-incremental)")
       ->capture_default_str();
   app.add_flag("--no-images", no_images, "write no PNGs");
   app.add_option("--json", json_path, "also write the results as JSON to FILE");
@@ -109,7 +133,12 @@ int main(int argc, char** argv) {
     if (views == 0) throw simlod::InvalidInput("--views must be at least 1");
     if (!(lod > 0.0f)) throw simlod::InvalidInput("--lod must be above 0 (the reference is 0)");
     CompareReport report;
-    report.modes = parse_samplings(samplings);
+    const std::vector<std::string> filters = parse_samplings(samplings);
+    const std::vector<Builder> builders = simlod::examples::builders_of(builder_name);
+    for (const Builder b : builders) {
+      report.builders.emplace_back(simlod::examples::builder_name(b));
+      if (b == Builder::Incremental) report.batch = batch;
+    }
     const simlod::Backend backend = simlod::parse_backend(backend_name);
     const simlod::examples::LoadedPoints in = load(input, synthetic, scene, scene_points, seed);
     report.input = in.name;
@@ -128,12 +157,15 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : cameras) report.views.push_back({c.kind, c.index, {}});
     std::vector<std::vector<std::uint8_t>> references(cameras.size());
-    for (const std::string& mode : report.modes) {
+    for (const auto& [filter, builder] : columns(filters, builders)) {
+      const std::string mode = simlod::examples::column_name(filter, builder);
+      report.modes.push_back(mode);
       simlod::OctreeConfig config;
       config.backend = backend;
-      config.sampling = sampling_of(mode);
+      config.sampling = sampling_of(filter);
       config.max_points_per_leaf = leaf_points;
-      const simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
+      const simlod::Octree tree =
+          simlod::examples::build_octree(in.points, in.bounds, config, builder, batch);
       report.backend = simlod::to_string(tree.backend());
       simlod::Framebuffer fb(width, height, tree.backend());
       for (std::size_t i = 0; i < cameras.size(); ++i) {
@@ -141,7 +173,8 @@ int main(int argc, char** argv) {
         view.quality = simlod::RenderQuality::High;
         view.color = simlod::ColorMode::Rgb;
         view.background = report.background;
-        if (references[i].empty()) {  // leaves hold the same points whatever the filter
+        // Leaves hold the same points whatever the filter and the builder.
+        if (references[i].empty()) {
           view.lod_threshold = 0.0f;  // every original point, no voxels
           simlod::rasterize(tree, view, fb);
           references[i] = fb.download();

@@ -2,8 +2,8 @@
 // into an LOD octree while rendering it every frame, as a viewer would: points appear tens of
 // milliseconds after loading starts and the picture fills in as the rest streams in.
 // Writes PNG frames during loading (--frames), a final overview and close-up, and a summary
-// (--stats: the same as JSON). --bulk reads every point first and builds the octree in one go
-// (demo_bulk.cpp), which alone can filter voxel colours (--sampling).
+// (--stats: the same as JSON). --sampling filters the voxel colours in both runs; --bulk reads
+// every point first and builds the octree in one go (demo_bulk.cpp).
 #include "demo.hpp"
 
 #include <fmt/format.h>
@@ -39,8 +39,9 @@ void print_summary(const Summary& s, simlod::Backend backend) {
   } else {
     fmt::print("  no picture with points: the input holds none\n");
   }
-  fmt::print("  update: {} calls, {:.2f} ms average, {:.2f} ms max\n", s.updates,
-             s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max);
+  fmt::print("  update: {} calls, {:.2f} ms average, {:.2f} ms max, voxel colours: {}\n", s.updates,
+             s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max,
+             s.sampling);
   fmt::print("  render: {} frames, {:.2f} ms average\n", s.renders,
              s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0);
 }
@@ -60,6 +61,9 @@ int run(const Options& o) {
   const simlod::Backend backend = simlod::parse_backend(o.backend);
   simlod::StreamConfig config;
   config.octree.backend = backend;
+  // Random and Average stay exact batch by batch; the Streamer finalize()s Weighted's colours
+  // when the last batch is in.
+  config.octree.sampling = ex::sampling_of(o.sampling);
   // 1M-point batches (SimLOD) on the GPU; on the CPU a 1M batch takes a few hundred ms, so
   // smaller ones keep each update near the frame budget.
   const simlod::Backend resolved = simlod::resolve_backend(backend);
@@ -92,6 +96,7 @@ int run(const Options& o) {
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
 
   Summary s;
+  s.sampling = o.sampling;
   const auto budget = std::chrono::microseconds(static_cast<std::int64_t>(o.budget_ms * 1000.0));
   const double render_interval_ms = o.fps > 0 ? 1000.0 / o.fps : 0.0;
   auto last_render = start - std::chrono::hours(1);
@@ -198,16 +203,11 @@ int main(int argc, char** argv) {
   app.add_option("--sampling", o.sampling,
                  "voxel colours: " + ex::sampling_names() +
                      " (first-come, a random point of the cell, the mean of its points, or its "
-                     "samples weighted by distance); all but first need --bulk")
+                     "samples weighted by distance); streaming keeps random and average exact "
+                     "after every batch and computes weighted once the last batch is in")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    // The incremental builder keeps the first point to reach a voxel cell; only the bulk
-    // build sees all of a cell's points at once.
-    if (ex::sampling_of(o.sampling) != simlod::Sampling::FirstCome && !o.bulk) {
-      throw simlod::InvalidInput(fmt::format(
-          "--sampling {} needs --bulk: streaming builds first-come voxel colours", o.sampling));
-    }
     return o.bulk ? demo::run_bulk(o) : run(o);
   } catch (const std::exception& e) {
     fmt::print(stderr, "simlod-demo: error: {}\n", e.what());

@@ -24,7 +24,7 @@ struct Options {
   std::string view = "overview", color = "auto";
   bool edl = false, quiet = false;
   bool bulk = false;               ///< read every point, then Octree::build
-  std::string sampling = "first";  ///< voxel colours of the bulk build
+  std::string sampling = "first";  ///< voxel colours (both runs)
 };
 
 struct Summary {

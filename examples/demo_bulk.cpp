@@ -1,7 +1,7 @@
 // simlod-demo --bulk: the CudaLOD way. Every point is read into memory first, then
-// Octree::build makes the whole tree in one go, which is the only builder that sees every
-// point of a voxel cell at once and so can filter voxel colours (--sampling). A viewer has
-// nothing to draw until the build is done: the first picture is the finished octree.
+// Octree::build makes the whole tree in one go, with --sampling's voxel colours (the same as
+// the streaming run's). A viewer has nothing to draw until the build is done: the first
+// picture is the finished octree.
 #include <fmt/format.h>
 
 #include <filesystem>

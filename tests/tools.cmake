@@ -159,6 +159,15 @@ simlod_tool_test(tool_demo_synthetic
        EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json
   STEP cmake -E cat <WORK>/stats.json "OUT=\"points\": 200000," "OUT=\"bulk\": false,"
        "OUT=\"sampling\": \"first\"")
+# Streaming keeps every voxel colour filter (weighted: computed when the last batch is in).
+simlod_tool_test(tool_demo_streaming_sampling
+  STEP demo --sampling average --points 20000 --backend cpu --width 64 --height 48 --batch 5000
+       -q --stats <WORK>/stats.json -o <WORK>/a "OUT=^simlod-demo: 20000 points in"
+       "OUT=update: [0-9]+ calls, .*, voxel colours: average" EXISTS=<WORK>/a-overview.png
+  STEP cmake -E cat <WORK>/stats.json "OUT=\"points\": 20000," "OUT=\"bulk\": false,"
+       "OUT=\"sampling\": \"average\""
+  STEP demo --sampling weighted --points 20000 --backend cpu --width 64 --height 48 --batch 5000
+       -q -o <WORK>/w "OUT=voxel colours: weighted" EXISTS=<WORK>/w-overview.png)
 # --bulk: every point first, then one build; the picture appears once, after the build.
 simlod_tool_test(tool_demo_bulk
   STEP demo --bulk --points 20000 --backend cpu --width 64 --height 48 --frames <WORK>/frames
@@ -208,8 +217,8 @@ simlod_tool_test(tool_demo_errors
   STEP demo --points 100 --backend cpu --order zigzag RC=1 "ERR=--order must be scan or morton"
   STEP demo <WORK>/nothing-here RC=1 "ERR=no such file or folder"
   STEP demo <WORK>/nothing-here --bulk RC=1 "ERR=no such file or folder"
-  STEP demo --points 100 --backend cpu --sampling average RC=1
-       "ERR=^simlod-demo: error: --sampling average needs --bulk"
+  STEP demo --points 100 --backend cpu --sampling mean RC=1
+       "ERR=^simlod-demo: error: unknown sampling 'mean' .use first, random, average, weighted."
   STEP demo --points 100 --backend cpu --bulk --sampling mean RC=1
        "ERR=^simlod-demo: error: unknown sampling 'mean' .use first, random, average, weighted.")
 simlod_tool_test(tool_demo_ply
@@ -238,6 +247,23 @@ simlod_tool_test(tool_compare_synthetic
   STEP compare --scene exposure --points 20000 --backend cpu --width 64 --height 48 --views 1
        --sampling average,first --no-images -o <WORK>/e "OUT=20000 points .exposure scene"
        "OUT= +average +first" ABSENT=<WORK>/e-closeup0-first.png)
+# --builder both: every filter from Octree::build and from batches (insert, update, finalize);
+# the trees are the same, so are the scores of every filter but first-come.
+simlod_tool_test(tool_compare_builders
+  STEP compare --scene exposure --points 20000 --backend cpu --width 64 --height 48 --views 1
+       --leaf-points 500 --sampling random,average,weighted --builder both --batch 3000
+       --no-images -o <WORK>/b --json <WORK>/b.json "OUT=builder: bulk .Octree::build."
+       "OUT=builder: incremental .Octree::create, insert and update per batch of 3000 points"
+       "OUT= +random +random-incremental +average +average-incremental +weighted +weighted-incremental"
+       "OUT=zoomedout 0 +[0-9]+\\.[0-9]+ [01]\\.[0-9]+ " ABSENT=<WORK>/b-closeup0-random.png
+  STEP cmake -E cat <WORK>/b.json "OUT=\"builders\": .\"bulk\", \"incremental\".,"
+       "OUT=\"batch\": 3000," "OUT=\"modes\": .\"random\", \"random-incremental\", \"average\","
+  STEP cmake -DJSON=<WORK>/b.json -DFILTERS=random,average,weighted -P <SRC>/same_scores.cmake
+       "OUT=12 scores: the incremental builder's equal the bulk builder's"
+  STEP compare --synthetic 20000 --backend cpu --width 64 --height 48 --views 1
+       --leaf-points 500 --sampling first --builder incremental -o <WORK>/i
+       "OUT= +first-incremental" EXISTS=<WORK>/i-zoomedout0-first-incremental.png
+       ABSENT=<WORK>/i-zoomedout0-first.png)
 simlod_tool_test(tool_compare_errors
   STEP compare <WORK>/missing.las RC=1
        "ERR=^simlod-compare: error: '.*missing.las': no such file or folder"
@@ -246,4 +272,7 @@ simlod_tool_test(tool_compare_errors
   STEP compare --synthetic 100 --views 0 RC=1 "ERR=^simlod-compare: error: --views must be at least 1"
   STEP compare --synthetic 100 --scene exposure RC=1 "ERR=^simlod-compare: error: give one of"
   STEP compare --synthetic 100 --backend gpu RC=1 "ERR=^simlod-compare: error: .*gpu"
-  STEP compare --scene sideways RC=105 "ERR=--scene: sideways not in")
+  STEP compare --scene sideways RC=105 "ERR=--scene: sideways not in"
+  STEP compare --synthetic 100 --builder sideways RC=1
+       "ERR=^simlod-compare: error: unknown builder 'sideways' in --builder .use bulk, incremental or both."
+  STEP compare --synthetic 100 --builder incremental --batch 0 RC=105 "ERR=--batch: Value 0 not in range")

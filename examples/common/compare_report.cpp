@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -21,6 +22,13 @@ std::string psnr_text(double psnr) {
 
 std::string score_json(const Score& s) {
   return fmt::format("{{\"psnr\": {}, \"ssim\": {}}}", json_number(s.psnr), json_number(s.ssim));
+}
+
+/// ["a", "b"]
+std::string strings_json(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + json_string(s);
+  return "[" + out + "]";
 }
 
 /// {"first": {...}, "random": {...}} for one view or one mean.
@@ -62,18 +70,27 @@ void print_table(const CompareReport& r) {
       "  PSNR over RGB, peak 255; SSIM: {}x{} Gaussian window, sigma {}, K1 {}, K2 {}, "
       "L {}, valid windows, mean of R, G, B\n",
       r.ssim.window, r.ssim.window, r.ssim.sigma, r.ssim.k1, r.ssim.k2, r.ssim.range);
+  for (const std::string& b : r.builders) {
+    fmt::print("  builder: {}\n",
+               b == "bulk" ? std::string("bulk (Octree::build)")
+                           : fmt::format("{} (Octree::create, insert and update per batch of {} "
+                                         "points, finalize; columns <filter>-{})",
+                                         b, r.batch, b));
+  }
+  // Every column as wide as its longest name, and at least as "PSNR" and "SSIM" with numbers.
+  std::size_t width = 14;
+  for (const std::string& m : r.modes) width = std::max(width, m.size());
   std::string head = fmt::format("{:<16}", ""), sub = fmt::format("{:<16}", "view");
   for (const std::string& m : r.modes) {
-    head += fmt::format("  {:<15}", m);
-    sub += fmt::format("  {:>7} {:>6}", "PSNR", "SSIM");
+    head += fmt::format("  {:>{}}", m, width);
+    sub += fmt::format("  {:>{}} {:>6}", "PSNR", width - 7, "SSIM");
   }
-  head.erase(head.find_last_not_of(' ') + 1);
   fmt::print("{}\n{}\n", head, sub);
   const auto row = [&](const std::string& label, const auto& score_of) {
     std::string line = fmt::format("{:<16}", label);
     for (std::size_t m = 0; m < r.modes.size(); ++m) {
       const Score s = score_of(m);
-      line += fmt::format("  {:>7} {:>6.4f}", psnr_text(s.psnr), s.ssim);
+      line += fmt::format("  {:>{}} {:>6.4f}", psnr_text(s.psnr), width - 7, s.ssim);
     }
     fmt::print("{}\n", line);
   };
@@ -86,8 +103,6 @@ void print_table(const CompareReport& r) {
 }
 
 void write_json(const CompareReport& r, const std::filesystem::path& path) {
-  std::string modes;
-  for (const std::string& m : r.modes) modes += (modes.empty() ? "" : ", ") + json_string(m);
   std::string out = "{\n";
   out += fmt::format("  \"input\": {},\n  \"points\": {},\n  \"backend\": {},\n",
                      json_string(r.input), r.points, json_string(r.backend));
@@ -100,7 +115,9 @@ void write_json(const CompareReport& r, const std::filesystem::path& path) {
       "  \"ssim\": {{\"window\": {}, \"sigma\": {}, \"k1\": {}, \"k2\": {}, \"range\": {}}},\n",
       r.ssim.window, json_number(r.ssim.sigma), json_number(r.ssim.k1), json_number(r.ssim.k2),
       json_number(r.ssim.range));
-  out += fmt::format("  \"modes\": [{}],\n  \"views\": [\n", modes);
+  out += fmt::format("  \"builders\": {},\n", strings_json(r.builders));
+  if (r.batch > 0) out += fmt::format("  \"batch\": {},\n", r.batch);
+  out += fmt::format("  \"modes\": {},\n  \"views\": [\n", strings_json(r.modes));
   for (std::size_t i = 0; i < r.views.size(); ++i) {
     const ViewScores& v = r.views[i];
     out +=

@@ -19,7 +19,7 @@ struct Score {
 struct ViewScores {
   std::string kind;  ///< "closeup" or "zoomedout"
   std::uint32_t index = 0;
-  std::vector<Score> scores;  ///< per mode, in CompareReport::modes order
+  std::vector<Score> scores;  ///< per column, in CompareReport::modes order
 };
 
 struct CompareReport {
@@ -31,7 +31,11 @@ struct CompareReport {
   /// Empty pixels of both images: dark grey, as simlod-render draws.
   std::uint32_t background = pack_rgba(24, 26, 32);
   SsimParams ssim;
-  std::vector<std::string> modes;  ///< sampling names, e.g. "first"
+  /// The columns: a sampling name per filter and builder, e.g. "first" (bulk builder) or
+  /// "first-incremental" (compare_builders.hpp, column_name).
+  std::vector<std::string> modes;
+  std::vector<std::string> builders;  ///< "bulk", "incremental": the builders measured
+  std::uint32_t batch = 0;            ///< points per batch of the incremental builder
   std::vector<ViewScores> views;
 };
 

@@ -68,8 +68,7 @@ struct OctreeConfig {
   unsigned cpu_threads = 0;                   ///< CPU backend threads (0 = hardware threads)
   /// Voxel colours. Both builders keep every filter, on both backends: the incremental builder
   /// (insert, update) keeps Random and Average exact with a voxel index
-  /// (OctreeStats::bytes_filter), and Weighted through finalize(). A CUDA octree that
-  /// Octree::build made with Random or Average refuses insert() (its voxels have no index).
+  /// (OctreeStats::bytes_filter), and Weighted through finalize().
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
@@ -200,9 +199,9 @@ class Octree {
   /// takes them. The result equals create(cube, config) followed by insert() and update() of
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
   /// voxel colours may come from other points of their cell), and it is a normal octree: it
-  /// renders, and update() inserts more batches into it (with Random or Average colours: on
-  /// the CPU backend, where the voxel index that keeps them exact is made at the first batch).
-  /// stats().build holds the timings.
+  /// renders, and update() inserts more batches into it (with Random or Average colours, the
+  /// voxel index that keeps them exact is made at the first batch). stats().build holds the
+  /// timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the

@@ -81,13 +81,6 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
   cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
 }
 
-bool keeps_sampling(const TreeStores& s) {
-#if SIMLOD_HAS_CUDA
-  if (s.cuda) return cuda::keeps_sampling(*s.cuda);
-#endif
-  return true;
-}
-
 void finalize(TreeStores& s) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda) {

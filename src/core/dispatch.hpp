@@ -63,9 +63,6 @@ struct BatchSource {
 /// hold them.
 void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
                   UpdateStats& stats);
-/// Whether the store's incremental builder keeps its config.sampling (CPU: every filter; CUDA:
-/// FirstCome, and Random and Average in a tree it made from the start).
-[[nodiscard]] bool keeps_sampling(const TreeStores& s);
 /// Computes the colours that batches left first-come (Sampling::Weighted); see
 /// Octree::finalize().
 void finalize(TreeStores& s);

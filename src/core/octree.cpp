@@ -51,7 +51,6 @@ detail::OctreeImpl& Octree::impl() const {
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
-  detail::require_kept_sampling(s);
   detail::validate_batch(batch, s.geometry, "queued");
   if (batch.empty()) return;
   const std::size_t limit = s.config.max_batch_points;
@@ -156,19 +155,8 @@ void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
-void require_kept_sampling(const OctreeImpl& s) {
-  if (keeps_sampling(s.store)) return;
-  throw InvalidInput(fmt::format(
-      "this CUDA octree was built by Octree::build with {} voxel colours, which the CUDA "
-      "backend's incremental builder does not keep up to date in a built tree; nothing was "
-      "inserted (build all points at once, create() the octree and insert every batch, or use "
-      "Backend::Cpu)",
-      s.config.sampling == Sampling::Random ? "Sampling::Random" : "Sampling::Average"));
-}
-
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
                       UpdateStats& stats) {
-  require_kept_sampling(s);
   std::size_t inserted = begin;
   std::size_t piece = end - begin;
   bool split = false;

@@ -29,10 +29,6 @@ struct OctreeImpl {
   std::string failure;
 };
 
-/// Throws InvalidInput unless the store's incremental builder keeps the octree's sampling
-/// (dispatch.hpp, keeps_sampling).
-void require_kept_sampling(const OctreeImpl& s);
-
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
 /// once, or, when the backend refuses them with CapacityError (all or nothing), in halves
 /// until the pieces fit. Adds the batch's device times to `stats`. Throws CapacityError when a

@@ -70,10 +70,6 @@ void signal(const TreeStore& store, void* stream);
 
 // The incremental builder (kernels/update/).
 [[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
-/// Whether it keeps the store's config.sampling: FirstCome always; Random and Average in a
-/// store it made from create() (its voxel index is complete); Weighted always (batches write
-/// first-come colours; rebuild_for_colours() computes the weighted ones).
-[[nodiscard]] bool keeps_sampling(const TreeStore& store);
 /// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
 /// nothing; any other exception may leave the store half-written.
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,

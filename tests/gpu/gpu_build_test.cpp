@@ -2,7 +2,8 @@
 // incremental builders (node set, leaf points, voxel cells, statistics), with refining blocks
 // (leaves below the root block's 7 levels), at the depth limit, exactly at the leaf limit, from
 // a DeviceBatch, then update() on top; filtered voxel colours (Sampling::Random, Average) equal
-// to the CPU's voxel by voxel; and the refusals (memory, bad points).
+// to the CPU's voxel by voxel (update() on top of those: gpu_incremental_sampling_test.cpp);
+// and the refusals (memory, bad points).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -182,15 +183,6 @@ void expect_sums_match(Sampling mode) {
 TEST(GpuBuild, AverageSamplingEqualsCpu) {
   SIMLOD_REQUIRE_GPU();
   expect_sums_match(Sampling::Average);
-  // A CUDA octree built with filtered colours refuses the incremental builder
-  // (gpu_incremental_sampling_test.cpp has the rest).
-  OctreeConfig c = on_backend(small_config(), Backend::Cuda);
-  c.sampling = Sampling::Average;
-  const Scene& s = one_spot_scene();
-  Octree tree = Octree::build(s.points, s.bounds, c);
-  EXPECT_THROW(tree.insert(s.points), InvalidInput);
-  EXPECT_THROW((void)tree.insert_now(s.points), InvalidInput);
-  EXPECT_EQ(tree.stats().points, s.points.size());
 }
 
 TEST(GpuBuild, WeightedSamplingEqualsCpu) {

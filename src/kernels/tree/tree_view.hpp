@@ -70,6 +70,18 @@ struct TreeView {
     }
   }
 
+  /// Calls fn(node, level, link) for every inner node on q's path from the root, root first.
+  template <class Fn>
+  SIMLOD_HD void for_each_inner(const QuantPoint& q, Fn&& fn) const {
+    std::uint32_t node = 0;
+    for (std::uint32_t level = 0;; ++level) {
+      const NodeLink l = link(node);
+      if (l.first_child == kNil) return;
+      fn(node, level, l);
+      node = l.first_child + child_octant(q, level);
+    }
+  }
+
   SIMLOD_HD void flag(std::uint32_t bit) const { (void)atomic_or(&d_control->overflow, bit); }
 };
 

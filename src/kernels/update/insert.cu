@@ -155,13 +155,12 @@ void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& 
 
 }  // namespace
 
-bool keeps_sampling(const TreeStore& t) { return !t.index.enabled() || t.index.ready(); }
-
 void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
                   UpdateStats& stats) {
   if (batch.empty()) return;
   check_size(t, batch.size());
   DeviceScope scope(t.config.device);
+  index_tree(t);  // a tree the bulk builder wrote gets its voxel index first
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), t.stream_handle()));
   stage(t, state, batch);
   run_staged(t, state, static_cast<std::uint32_t>(batch.size()), stats);
@@ -172,6 +171,7 @@ void insert_batch(TreeStore& t, UpdateState& state, DeviceBatchStore& batch, std
   if (count == 0) return;
   check_size(t, count);
   DeviceScope scope(t.config.device);
+  index_tree(t);
   cudaStream_t s = t.stream_handle();
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), s));
   // The points are on the device already, checked after their copies landed (finish_check).

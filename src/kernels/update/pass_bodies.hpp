@@ -154,10 +154,7 @@ SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sin
   const Point p = v.point(i);
   const QuantPoint q = quantize(p, v.quant_scale);
   const std::uint32_t g = v.params.grid_bits;
-  std::uint32_t node = 0;
-  for (std::uint32_t level = 0;; ++level) {
-    const NodeLink link = v.link(node);
-    if (link.first_child == kNil) return;
+  v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
     const std::uint32_t cell = cell_index(q, level, g);
     std::uint32_t* word = v.grid_words(link.grid) + (cell >> 5);
     const std::uint32_t bit = 1u << (cell & 31u);
@@ -166,8 +163,7 @@ SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sin
       if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
       sink.put(v, VoxelRecord{node, slot, cell, p.rgba});
     }
-    node = link.first_child + child_octant(q, level);
-  }
+  });
 }
 
 /// New chunks a listed node needs for its new samples.

@@ -38,69 +38,10 @@ __global__ void relink_kernel(IndexView x, std::uint32_t size) {
   }
 }
 
-/// The entry of `key`; kNil when it has none (an internal error).
-__device__ std::uint32_t index_find(const IndexView& x, unsigned long long key) {
-  for (std::uint64_t s = index_hash(key) & x.slot_mask;; s = (s + 1) & x.slot_mask) {
-    const std::uint32_t e = x.slots[s];
-    if (e == kNil || x.keys[e] == key) return e;
-  }
-}
-
-/// Lists entry `e`, whose colour may have changed, once per batch.
-__device__ void mark_dirty(const IndexView& x, std::uint32_t e) {
-  if (x.dirty[e] == 0 && atomicExch(&x.dirty[e], 1u) == 0) x.list[atomicAdd(&x.counts[1], 1u)] = e;
-}
-
-/// Folds the point (q, rgba) into the accumulator of (node, cell). The warp's lanes of one key
-/// (neighbouring points share the cells of coarse levels) combine first, and one of them finds
-/// the entry and takes the atomics (sm_80 on; older GPUs fold per lane).
-__device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_t cell,
-                     const QuantPoint& q, std::uint32_t rgba) {
-  const IndexView& x = v.index;
-  const unsigned long long key = index_key(node, cell);
-  unsigned long long best = x.words == 1 ? random_key(q, rgba, x.seed) : 0;
-  std::uint32_t sum[4] = {red_of(rgba), green_of(rgba), blue_of(rgba), alpha_of(rgba)};
-  std::uint32_t count = 1;
-#if __CUDA_ARCH__ >= 800
-  const unsigned group = __match_any_sync(__activemask(), key);
-  if (x.words == 1) {  // the group's largest 64-bit key: the high words, then the low ones
-    const auto hi = static_cast<std::uint32_t>(best >> 32);
-    const std::uint32_t top = __reduce_max_sync(group, hi);
-    const std::uint32_t low =
-        __reduce_max_sync(group, hi == top ? static_cast<std::uint32_t>(best) : 0u);
-    best = (static_cast<unsigned long long>(top) << 32) | low;
-  } else {  // at most 32 x 255 per channel
-    for (std::uint32_t& c : sum) c = __reduce_add_sync(group, c);
-    count = static_cast<std::uint32_t>(__popc(group));
-  }
-  if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
-#endif
-  const std::uint32_t e = index_find(x, key);
-  if (e == kNil) return v.flag(kOverflowIndex);
-  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
-  if (x.words == 1) {
-    if (*acc >= best || atomicMax(acc, best) >= best) return;  // the colour stays
-  } else {
-    for (int c = 0; c < 4; ++c) atomicAdd(acc + c, static_cast<unsigned long long>(sum[c]));
-    atomicAdd(acc + 4, static_cast<unsigned long long>(count));
-  }
-  mark_dirty(x, e);
-}
-
 __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uint32_t old_grids) {
-  const std::uint32_t g = v.params.grid_bits;
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
        i += gridDim.x * blockDim.x) {
-    const Point p = v.point(i);
-    const QuantPoint q = quantize(p, v.quant_scale);
-    const bool own = i < v.batch_points;
-    std::uint32_t node = 0;
-    for (std::uint32_t level = 0;; ++level) {
-      const NodeLink link = v.link(node);
-      if (link.first_child == kNil) break;
-      if (own || link.grid >= old_grids) fold(v, node, cell_index(q, level, g), q, p.rgba);
-      node = link.first_child + child_octant(q, level);
-    }
+    fold_point(v, v.point(i), i < v.batch_points ? 0 : old_grids);
   }
 }
 
@@ -177,9 +118,13 @@ void launch_fold(const BatchView& v, std::uint32_t old_grids, cudaStream_t strea
   if (v.index.words == 0 || v.index.capacity == 0) return;  // no index, or no voxel yet
   fold_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v, old_grids);
   SIMLOD_CUDA_CHECK_LAUNCH("fold_kernel");
-  colour_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v.index);
+  launch_write_colours(v.index, v.points(), stream);
+}
+
+void launch_write_colours(const IndexView& x, std::uint64_t work, cudaStream_t stream) {
+  colour_kernel<<<blocks_for(work, kPointBlock), kPointBlock, 0, stream>>>(x);
   SIMLOD_CUDA_CHECK_LAUNCH("colour_kernel");
-  SIMLOD_CUDA_CHECK(cudaMemsetAsync(v.index.counts + 1, 0, 4, stream));
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.counts + 1, 0, 4, stream));
 }
 
 }  // namespace simlod::detail::cuda

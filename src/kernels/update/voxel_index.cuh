@@ -15,6 +15,10 @@
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/update/batch_view.hpp"
 #include "kernels/update/index_view.hpp"
+
+namespace simlod::detail::cuda {
+struct TreeStore;  // kernels/tree/store.cuh
+}  // namespace simlod::detail::cuda
 #include "simlod/detail/sampling.hpp"
 #include "simlod/octree.hpp"
 
@@ -49,6 +53,14 @@ class VoxelIndexStore {
 /// the batch (and the spill) folds into the index, then the changed voxels get their colours.
 /// `old_grids` = the store's grids before the batch. Nothing without an index.
 void launch_fold(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream);
+/// Writes the colours of the entries folded into since the last call into their voxels (a
+/// grid-stride pass sized for `work` items) and empties the list.
+void launch_write_colours(const IndexView& x, std::uint64_t work, cudaStream_t stream);
+/// Gives the store the bulk builder wrote its index (every voxel's entry, every stored point
+/// folded in), which the incremental builder then keeps; nothing when it has one. Throws
+/// CapacityError when the device has no memory for it (the store then stays without)
+/// (kernels/update/index_build.cu).
+void index_tree(TreeStore& store);
 
 inline __device__ unsigned long long index_key(std::uint32_t node, std::uint32_t cell) {
   return (static_cast<unsigned long long>(node) << 32) | cell;
@@ -79,6 +91,65 @@ inline __device__ bool index_add(const IndexView& x, std::uint32_t node, std::ui
   x.dirty[e] = 0;
   index_link(x, e, key);
   return true;
+}
+
+/// The entry of `key`; kNil when it has none (an internal error).
+inline __device__ std::uint32_t index_find(const IndexView& x, unsigned long long key) {
+  for (std::uint64_t s = index_hash(key) & x.slot_mask;; s = (s + 1) & x.slot_mask) {
+    const std::uint32_t e = x.slots[s];
+    if (e == kNil || x.keys[e] == key) return e;
+  }
+}
+
+/// Lists entry `e`, whose colour may have changed, once per batch.
+inline __device__ void mark_dirty(const IndexView& x, std::uint32_t e) {
+  if (x.dirty[e] == 0 && atomicExch(&x.dirty[e], 1u) == 0) x.list[atomicAdd(&x.counts[1], 1u)] = e;
+}
+
+/// Folds the point (q, rgba) into the accumulator of (node, cell). The warp's lanes of one key
+/// (neighbouring points share the cells of coarse levels) combine first, and one of them finds
+/// the entry and takes the atomics (sm_80 on; older GPUs fold per lane).
+inline __device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_t cell,
+                            const QuantPoint& q, std::uint32_t rgba) {
+  const IndexView& x = v.index;
+  const unsigned long long key = index_key(node, cell);
+  unsigned long long best = x.words == 1 ? random_key(q, rgba, x.seed) : 0;
+  std::uint32_t sum[4] = {red_of(rgba), green_of(rgba), blue_of(rgba), alpha_of(rgba)};
+  std::uint32_t count = 1;
+#if __CUDA_ARCH__ >= 800
+  const unsigned group = __match_any_sync(__activemask(), key);
+  if (x.words == 1) {  // the group's largest 64-bit key: the high words, then the low ones
+    const auto hi = static_cast<std::uint32_t>(best >> 32);
+    const std::uint32_t top = __reduce_max_sync(group, hi);
+    const std::uint32_t low =
+        __reduce_max_sync(group, hi == top ? static_cast<std::uint32_t>(best) : 0u);
+    best = (static_cast<unsigned long long>(top) << 32) | low;
+  } else {  // at most 32 x 255 per channel
+    for (std::uint32_t& c : sum) c = __reduce_add_sync(group, c);
+    count = static_cast<std::uint32_t>(__popc(group));
+  }
+  if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+#endif
+  const std::uint32_t e = index_find(x, key);
+  if (e == kNil) return v.flag(kOverflowIndex);
+  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+  if (x.words == 1) {
+    if (*acc >= best || atomicMax(acc, best) >= best) return;  // the colour stays
+  } else {
+    for (int c = 0; c < 4; ++c) atomicAdd(acc + c, static_cast<unsigned long long>(sum[c]));
+    atomicAdd(acc + 4, static_cast<unsigned long long>(count));
+  }
+  mark_dirty(x, e);
+}
+
+/// Folds point `p` into its cell of every inner node on its path whose grid is `from_grid` or
+/// newer (0: every inner node).
+inline __device__ void fold_point(const BatchView& v, const Point& p, std::uint32_t from_grid) {
+  const QuantPoint q = quantize(p, v.quant_scale);
+  const std::uint32_t g = v.params.grid_bits;
+  v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
+    if (link.grid >= from_grid) fold(v, node, cell_index(q, level, g), q, p.rgba);
+  });
 }
 
 }  // namespace simlod::detail::cuda
