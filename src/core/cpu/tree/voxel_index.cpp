@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstring>
 
 namespace simlod::detail::cpu {
 namespace {
 
 constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
+// Words of an entry: key, sample, accumulator, dirty flag; a power of two, so that an entry
+// never straddles a line.
+constexpr std::uint32_t kRandomStride = 4, kAverageStride = 8;
+constexpr std::uint64_t kLine = 64;
 
 std::uint64_t key_of(std::uint32_t node, std::uint32_t cell) {
   return (static_cast<std::uint64_t>(node) << 32) | cell;
@@ -22,19 +27,29 @@ std::uint64_t slots_for(std::uint64_t capacity) {
   return capacity == 0 ? 0 : std::bit_ceil(2 * capacity);
 }
 
+/// The first 64-byte aligned word of `words`.
+std::uint64_t* aligned(std::vector<std::uint64_t>& words) {
+  const auto at = reinterpret_cast<std::uintptr_t>(words.data());
+  return words.data() + ((kLine - at % kLine) % kLine) / sizeof(std::uint64_t);
+}
+
 }  // namespace
 
 VoxelIndex::VoxelIndex(const OctreeConfig& config) : seed_(config.sampling_seed) {
-  if (config.sampling == Sampling::Random) words_ = 1;
-  if (config.sampling == Sampling::Average) words_ = kAverageWords;
+  if (config.sampling == Sampling::Random) {
+    words_ = 1;
+    stride_ = kRandomStride;
+  }
+  if (config.sampling == Sampling::Average) {
+    words_ = kAverageWords;
+    stride_ = kAverageStride;
+  }
 }
 
 std::uint64_t VoxelIndex::bytes_for(std::uint64_t capacity) const {
-  if (words_ == 0) return 0;
-  const std::uint64_t per_entry = sizeof(std::uint64_t) + sizeof(Point*) +
-                                  std::uint64_t{words_} * sizeof(std::uint64_t) +
-                                  sizeof(std::uint8_t) + sizeof(std::uint32_t);
-  return capacity * per_entry + slots_for(capacity) * sizeof(std::uint32_t);
+  if (words_ == 0 || capacity == 0) return 0;
+  return capacity * (std::uint64_t{stride_} * sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
+         kLine + slots_for(capacity) * sizeof(std::uint32_t);
 }
 
 std::uint64_t VoxelIndex::grown_capacity(std::uint64_t entries) const {
@@ -46,20 +61,14 @@ void VoxelIndex::reserve(std::uint64_t entries) {
   const std::uint64_t capacity = grown_capacity(entries);
   if (words_ == 0 || capacity == capacity_) return;
   // Allocate everything first, so that running out of memory leaves the index as it was.
-  std::vector<std::uint64_t> keys(capacity), acc(capacity * words_);
-  std::vector<Point*> samples(capacity);
-  std::vector<std::uint8_t> dirty(capacity);
+  std::vector<std::uint64_t> words(capacity * stride_ + kLine / sizeof(std::uint64_t));
   std::vector<std::uint32_t> list(capacity);
   std::vector<std::uint32_t> slots(slots_for(capacity), kNone);
-  std::copy_n(keys_.begin(), size_, keys.begin());
-  std::copy_n(acc_.begin(), size_ * words_, acc.begin());
-  std::copy_n(samples_.begin(), size_, samples.begin());
-  std::copy_n(dirty_.begin(), size_, dirty.begin());
+  std::uint64_t* base = aligned(words);
+  if (size_ > 0) std::memcpy(base, base_, size_ * stride_ * sizeof(std::uint64_t));
   std::copy_n(list_.begin(), dirty_count_, list.begin());
-  keys_.swap(keys);
-  acc_.swap(acc);
-  samples_.swap(samples);
-  dirty_.swap(dirty);
+  words_store_.swap(words);
+  base_ = base;
   list_.swap(list);
   slots_.swap(slots);
   capacity_ = capacity;
@@ -68,7 +77,8 @@ void VoxelIndex::reserve(std::uint64_t entries) {
 
 void VoxelIndex::link(std::uint32_t entry) noexcept {
   const std::uint64_t mask = slots_.size() - 1;
-  for (std::uint64_t s = hash_of(keys_[entry]) & mask;; s = (s + 1) & mask) {
+  for (std::uint64_t s = hash_of(base_[std::uint64_t{entry} * stride_]) & mask;;
+       s = (s + 1) & mask) {
     std::atomic_ref<std::uint32_t> slot(slots_[s]);
     std::uint32_t empty = kNone;
     if (slot.load(std::memory_order_relaxed) == kNone &&
@@ -81,10 +91,10 @@ void VoxelIndex::link(std::uint32_t entry) noexcept {
 void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample) noexcept {
   const auto e = static_cast<std::uint32_t>(
       std::atomic_ref<std::uint64_t>(size_).fetch_add(1, std::memory_order_relaxed));
-  keys_[e] = key_of(node, cell);
-  samples_[e] = sample;
-  std::fill_n(acc_.begin() + std::uint64_t{e} * words_, words_, 0);
-  dirty_[e] = 0;
+  std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
+  std::fill_n(entry, stride_, 0);
+  entry[0] = key_of(node, cell);
+  entry[1] = reinterpret_cast<std::uintptr_t>(sample);
   link(e);
 }
 
@@ -92,14 +102,15 @@ std::uint32_t VoxelIndex::find(std::uint64_t key) const noexcept {
   const std::uint64_t mask = slots_.size() - 1;
   for (std::uint64_t s = hash_of(key) & mask;; s = (s + 1) & mask) {
     const std::uint32_t e = slots_[s];
-    if (keys_[e] == key) return e;  // the key has an entry: an empty slot is never reached
+    if (base_[std::uint64_t{e} * stride_] == key) return e;  // the key has an entry
   }
 }
 
 void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
                        const ColourSum& sum) noexcept {
   const std::uint32_t e = find(key_of(node, cell));
-  std::uint64_t* acc = acc_.data() + std::uint64_t{e} * words_;
+  std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
+  std::uint64_t* acc = entry + 2;
   if (words_ == 1) {
     std::atomic_ref<std::uint64_t> now(acc[0]);
     std::uint64_t seen = now.load(std::memory_order_relaxed);
@@ -112,7 +123,7 @@ void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t bes
       std::atomic_ref<std::uint64_t>(acc[w]).fetch_add(add[w], std::memory_order_relaxed);
     }
   }
-  std::atomic_ref<std::uint8_t> dirty(dirty_[e]);
+  std::atomic_ref<std::uint64_t> dirty(entry[2 + words_]);
   if (dirty.load(std::memory_order_relaxed) == 0 &&
       dirty.exchange(1, std::memory_order_relaxed) == 0) {
     list_[std::atomic_ref<std::uint64_t>(dirty_count_).fetch_add(1, std::memory_order_relaxed)] = e;
@@ -122,21 +133,20 @@ void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t bes
 void VoxelIndex::write_colours(PoolView& pool) noexcept {
   pool.parallel_for(dirty_count_, 4096, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t i = lo; i < hi; ++i) {
-      const std::uint32_t e = list_[i];
-      const std::uint64_t* acc = acc_.data() + std::uint64_t{e} * words_;
+      std::uint64_t* entry = base_ + std::uint64_t{list_[i]} * stride_;
+      const std::uint64_t* acc = entry + 2;
       std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
       if (words_ == kAverageWords) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-      samples_[e]->rgba = rgba;
-      dirty_[e] = 0;
+      reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]))->rgba = rgba;
+      entry[2 + words_] = 0;
     }
   });
   dirty_count_ = 0;
 }
 
 void VoxelIndex::clear() noexcept {
-  for (auto* v : {&keys_, &acc_}) std::vector<std::uint64_t>().swap(*v);
-  std::vector<Point*>().swap(samples_);
-  std::vector<std::uint8_t>().swap(dirty_);
+  std::vector<std::uint64_t>().swap(words_store_);
+  base_ = nullptr;
   std::vector<std::uint32_t>().swap(list_);
   std::vector<std::uint32_t>().swap(slots_);
   size_ = capacity_ = dirty_count_ = 0;

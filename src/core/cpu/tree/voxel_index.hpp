@@ -5,15 +5,18 @@
 // of (node, cell). A point folds into the entries of its cells on its way down; the colours of
 // the entries folded into are then written to their samples.
 //
-// Entry e (arrays of `capacity` entries; numbers in order of insertion):
-//   key     uint64     node << 32 | cell
-//   sample  Point*     the voxel in its node's chunk list (chunks never move)
-//   acc     words x uint64   Random: the largest key (1 word); Average: the sums of red,
-//                            green, blue, alpha and the count (5 words, a ColourSum)
-//   dirty   uint8      folded into since the last write_colours()
-//   list    uint32     the dirty entries (a list of at most `capacity`)
-// Table: slots (a power of two, at least twice the capacity) of uint32 entry numbers, empty =
-// kNone, linear probing. Bytes charged = capacity * (21 + 8 * words) + slots * 4.
+// Entry e (numbers in order of insertion), `stride` uint64 words in one 64-byte aligned array,
+// so that a lookup touches two cache lines (its table slot and its entry):
+//   word 0              key: node << 32 | cell
+//   word 1              the address of its sample (the voxel in its node's chunk list; chunks
+//                       never move)
+//   words 2 .. 2+w-1    accumulator: Random, the largest key (w = 1); Average, the sums of red,
+//                       green, blue, alpha and the count (w = 5, a ColourSum)
+//   word 2+w            1 when folded into since the last write_colours()
+//   (padding)           stride = 4 (Random, 32 bytes) or 8 (Average, 64 bytes)
+// Beside it a list of the dirty entries (uint32, at most `capacity`) and the table: slots (a
+// power of two, at least twice the capacity) of uint32 entry numbers, empty = kNone, linear
+// probing. Bytes charged = capacity * (8 * stride + 4) + 64 + slots * 4.
 //
 // Threads: add() and fold() may run concurrently with calls of their own kind; reserve(),
 // write_colours() and clear() run alone.
@@ -72,14 +75,13 @@ class VoxelIndex {
   [[nodiscard]] std::uint32_t find(std::uint64_t key) const noexcept;
   void link(std::uint32_t entry) noexcept;  ///< puts the entry into the table
 
-  std::uint32_t words_ = 0;  ///< accumulator words per entry; 0 = no index
-  std::uint32_t seed_ = 0;   ///< Sampling::Random's seed
+  std::uint32_t words_ = 0;   ///< accumulator words per entry; 0 = no index
+  std::uint32_t stride_ = 0;  ///< words per entry
+  std::uint32_t seed_ = 0;    ///< Sampling::Random's seed
   bool ready_ = true;
   std::uint64_t size_ = 0, capacity_ = 0, dirty_count_ = 0;  // size_, dirty_count_: atomic_ref
-  std::vector<std::uint64_t> keys_;
-  std::vector<Point*> samples_;
-  std::vector<std::uint64_t> acc_;
-  std::vector<std::uint8_t> dirty_;
+  std::vector<std::uint64_t> words_store_;  ///< the entries, from base_ (64-byte aligned) on
+  std::uint64_t* base_ = nullptr;
   std::vector<std::uint32_t> list_;
   std::vector<std::uint32_t> slots_;
 };
