@@ -1,5 +1,6 @@
 // The streaming pipeline on the CUDA backend (pinned ring, asynchronous uploads) against the
-// same stream on the CPU backend, plus an end-to-end run that renders while loading.
+// same stream on the CPU backend (filtered voxel colours too), plus an end-to-end run that
+// renders while loading.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -45,6 +46,26 @@ TEST(GpuStream, SyntheticSceneMatchesTheCpuStream) {
   auto open = [&](const StreamConfig& c) { return Streamer::synthetic(scene, c); };
   expect_streams_match(open, 250'000, 16'384, 0us);  // every ready batch per update
   expect_streams_match(open, 250'000, 16'384, 1us);  // one batch per update
+}
+
+// Filtered colours while streaming: Average exact after every batch, Weighted computed by the
+// Streamer's finalize() when the last batch is in (on CUDA: the tree built again); every voxel
+// colour equals the CPU stream's.
+TEST(GpuStream, FilteredColoursMatchTheCpuStream) {
+  SIMLOD_REQUIRE_GPU();
+  const synth::SceneConfig scene{.points = 1'000'000, .seed = 4};
+  for (const Sampling mode : {Sampling::Average, Sampling::Weighted}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    StreamConfig c = stream_on(Backend::Cpu, 200'000, 16'384);
+    c.octree.sampling = mode;
+    Streamer cpu = Streamer::synthetic(scene, c);
+    EXPECT_TRUE(stream_to_end(cpu).empty());
+    c.octree.backend = Backend::Cuda;
+    Streamer gpu = Streamer::synthetic(scene, c);
+    EXPECT_TRUE(stream_to_end(gpu).empty());
+    ASSERT_EQ(gpu.octree().backend(), Backend::Cuda);
+    expect_same_tree(cpu.octree().snapshot(), gpu.octree().snapshot(), /*colours=*/true);
+  }
 }
 
 TEST(GpuStream, LionFilesMatchTheCpuStream) {

@@ -21,7 +21,8 @@ namespace {
 
 /// Folds points into the voxel index, one thread's share: a run of points in the same cell of
 /// a level (points in scan order share the cells of coarse levels) is combined here and merged
-/// into the index once, which saves most lookups and atomics.
+/// into the index once, which saves the lookups and atomics of the coarse levels (at the finest
+/// inner levels nearly every point has a cell of its own: perf-notes.md).
 class Folder {
  public:
   Folder(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g)
