@@ -35,7 +35,11 @@ void Updater::plan_chunks(Batch& b) {
   }
   const std::uint64_t reusable = chunks_.pooled() + b.released;
   b.fresh = total > reusable ? total - reusable : 0;
-  const std::uint64_t index_bytes = index_growth(b);
+  // The voxel index (filtered colours; none: 0 bytes) takes an entry per new voxel.
+  std::uint64_t entries = store_.index.size();
+  for (const auto& list : b.voxels) entries += list.size();
+  const std::uint64_t index_bytes =
+      store_.index.bytes_after_reserve(entries) - store_.index.bytes();
   if (limit_ != 0) {
     require(
         b, b.fresh * chunks_.chunk_bytes() + index_bytes,
@@ -44,11 +48,7 @@ void Updater::plan_chunks(Batch& b) {
                     index_bytes == 0 ? std::string()
                                      : fmt::format(" and {} bytes of voxel index", index_bytes)));
   }
-  if (store_.index.enabled()) {
-    std::uint64_t voxels = 0;
-    for (const auto& list : b.voxels) voxels += list.size();
-    store_.index.reserve(store_.index.size() + voxels);  // keeps its entries if it throws
-  }
+  store_.index.reserve(entries);  // keeps its entries if it throws
   b.table.resize(total);
   const std::size_t receivers = b.leaves.size() + b.voxel_nodes.size();
   const std::size_t parts = pool_.size() * (kInsertPartitionsPerWorker + 1);

@@ -75,14 +75,6 @@ class Folder {
 
 }  // namespace
 
-std::uint64_t Updater::index_growth(const Batch& b) const {
-  const VoxelIndex& index = store_.index;
-  if (!index.enabled()) return 0;
-  std::uint64_t voxels = 0;
-  for (const auto& list : b.voxels) voxels += list.size();
-  return index.bytes_after_reserve(index.size() + voxels) - index.bytes();
-}
-
 void Updater::fold_batch(Batch& b) noexcept {
   VoxelIndex& index = store_.index;
   const std::uint32_t g = geometry_.grid_bits;

@@ -31,8 +31,6 @@ class Updater {
   /// Filtered colours: the batch's points fold into the voxel index, then the voxels they
   /// changed get their colours (filter.cpp).
   void fold_batch(Batch& b) noexcept;
-  /// Bytes the voxel index grows by for this batch's new voxels (0 without an index).
-  [[nodiscard]] std::uint64_t index_growth(const Batch& b) const;
   void rollback(Batch& b) noexcept;
 
   /// Throws CapacityError when `extra` more bytes would exceed the reserve.
