@@ -115,6 +115,10 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     report_batches(state, n, total + finalize_ms, worst, batches);
     state.counters["finalize_ms"] = finalize_ms;
+    if (const simlod::BuildStats f = tree.stats().finalize; f.points != 0) {
+      state.counters["fin_split_ms"] = f.split_ms;  // the rebuild's kernels (CUDA events)
+      state.counters["fin_voxelize_ms"] = f.voxelize_ms;
+    }
     state.counters["upload_ms"] = upload / static_cast<double>(batches);
     const simlod::OctreeStats stats = tree.stats();
     state.counters["grow_steps"] = static_cast<double>(stats.memory_grow_steps);

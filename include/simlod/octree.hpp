@@ -133,6 +133,11 @@ struct OctreeStats {
   UpdateStats last_update;
   /// The bulk build that made this octree (Octree::build); zero after create().
   BuildStats build;
+  /// The last finalize() that computed colours (Sampling::Weighted); zero before one did.
+  /// CUDA: the bulk build of the stored points (split and voxelize device times; scratch_bytes
+  /// includes the 16 bytes per point of the gathered points); CPU: voxelize_ms re-voxelizes
+  /// in place. total_ms: the whole call.
+  BuildStats finalize;
 };
 
 /// Host copy of the whole tree, for tests, export and debugging.

@@ -81,18 +81,22 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
   cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
 }
 
-void finalize(TreeStores& s) {
+bool finalize(TreeStores& s, BuildStats& stats) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda) {
-    cuda::Owned<cuda::TreeStore> fresh = cuda::rebuild_for_colours(*s.cuda);
-    if (!fresh) return;
-    cuda::Owned<cuda::UpdateState> state = cuda::create_update_state(*fresh);
-    s.cuda_update = std::move(state);  // the old state goes before its store
+    cuda::Owned<cuda::TreeStore> fresh = cuda::rebuild_for_colours(*s.cuda, stats);
+    if (!fresh) return false;
+    // The update state keeps its scratch and buffers (the same layout), pointed at the new
+    // store; the old store goes.
+    if (!cuda::rebind_update_state(*s.cuda_update, *fresh)) {
+      cuda::Owned<cuda::UpdateState> state = cuda::create_update_state(*fresh);
+      s.cuda_update = std::move(state);  // the old state goes before its store
+    }
     s.cuda = std::move(fresh);
-    return;
+    return true;
   }
 #endif
-  cpu::finalize_colours(*s.cpu, s.cpu_update->pool);
+  return cpu::finalize_colours(*s.cpu, s.cpu_update->pool, stats);
 }
 
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {

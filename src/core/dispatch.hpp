@@ -64,8 +64,8 @@ struct BatchSource {
 void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
                   UpdateStats& stats);
 /// Computes the colours that batches left first-come (Sampling::Weighted); see
-/// Octree::finalize().
-void finalize(TreeStores& s);
+/// Octree::finalize(); false when there was nothing to compute (`stats` then untouched).
+bool finalize(TreeStores& s, BuildStats& stats);
 /// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into a
 /// free device batch buffer); the CPU reads batches in place and does nothing.
 void prefetch(TreeStores& s, std::span<const Point> batch);

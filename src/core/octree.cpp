@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <new>
 
 #include "core/octree_impl.hpp"
@@ -112,7 +113,15 @@ UpdateStats Octree::update_async(DeviceStream stream, std::chrono::microseconds 
   return stats;
 }
 
-void Octree::finalize() { detail::finalize(impl().store); }
+void Octree::finalize() {
+  detail::OctreeImpl& s = impl();
+  const auto start = std::chrono::steady_clock::now();
+  BuildStats stats;
+  if (!detail::finalize(s.store, stats)) return;
+  stats.total_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  s.finalize = stats;
+}
 
 std::uint64_t Octree::discard_queued() {
   detail::OctreeImpl& s = impl();
@@ -132,6 +141,7 @@ OctreeStats Octree::stats() const {
   }
   out.last_update = s.last_update;
   out.build = s.build;
+  out.finalize = s.finalize;
   return out;
 }
 

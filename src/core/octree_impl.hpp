@@ -23,7 +23,8 @@ struct OctreeImpl {
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
   std::vector<std::vector<Point>> spare;
   UpdateStats last_update;
-  BuildStats build;  ///< what Octree::build() measured; zero after create()
+  BuildStats build;     ///< what Octree::build() measured; zero after create()
+  BuildStats finalize;  ///< what the last finalize() that computed colours measured
   /// The first failure other than CapacityError or InvalidInput while the tree was written
   /// (what() of it); non-empty = the failed state: every call throws StateError.
   std::string failure;

@@ -70,6 +70,9 @@ void signal(const TreeStore& store, void* stream);
 
 // The incremental builder (kernels/update/).
 [[nodiscard]] Owned<UpdateState> create_update_state(const TreeStore& store);
+/// Points `state` at `store`, a store of the same configuration and geometry as the one it was
+/// made for (its scratch, buffers and staging are kept); false when their layouts differ.
+[[nodiscard]] bool rebind_update_state(UpdateState& state, const TreeStore& store);
 /// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
 /// nothing; any other exception may leave the store half-written.
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,
@@ -97,8 +100,9 @@ void build_bulk(TreeStore& store, std::span<const Point> host, DeviceBatchStore*
 /// built again by the bulk builder into a new store (the same nodes and points; every voxel
 /// colour computed bottom-up), when batches went in since the colours were computed; null
 /// otherwise. Throws CapacityError when the new store does not fit beside the old one (which
-/// stays as it was) (kernels/bulk/rebuild.cu).
-[[nodiscard]] Owned<TreeStore> rebuild_for_colours(const TreeStore& store);
+/// stays as it was) (kernels/bulk/rebuild.cu). `stats`: the bulk build's, with the gathered
+/// points in scratch_bytes.
+[[nodiscard]] Owned<TreeStore> rebuild_for_colours(const TreeStore& store, BuildStats& stats);
 
 // DeviceBatch (kernels/update/device_batch.cu).
 /// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.

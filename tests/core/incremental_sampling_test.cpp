@@ -86,10 +86,17 @@ TEST(IncrementalSampling, FinalizeIsNeededOnceAfterTheLastBatch) {
   const OctreeConfig c = filter_config(Sampling::Weighted, 500, 16);
   Octree tree = Octree::create(s.bounds, c);
   insert_all(tree, s.points, 4'000);
+  EXPECT_EQ(tree.stats().finalize.points, 0u);
   tree.finalize();
+  const BuildStats first = tree.stats().finalize;
+  EXPECT_EQ(first.points, s.points.size());
+  EXPECT_GT(first.voxelize_ms, 0.0);
+  EXPECT_GE(first.total_ms, first.voxelize_ms);
+  EXPECT_GT(first.scratch_bytes, 0u);
   const NodeSnapshot once = tree.snapshot();
   tree.finalize();  // nothing went in since: the same tree, voxel for voxel
   expect_identical(once, tree.snapshot());
+  EXPECT_EQ(tree.stats().finalize.total_ms, first.total_ms);  // nothing computed, nothing timed
   // Without batches nothing is stale: a bulk-built tree keeps its colours.
   Octree built = Octree::build(s.points, s.bounds, c);
   const NodeSnapshot before = built.snapshot();

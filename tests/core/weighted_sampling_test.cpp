@@ -22,11 +22,10 @@ namespace simlod::test {
 namespace {
 
 TEST(SpreadWeights, IntegerSquareRootIsExact) {
-  for (std::uint32_t v = 0; v < (1u << 20); ++v) {
-    ASSERT_EQ(detail::isqrt(v), static_cast<std::uint32_t>(std::floor(std::sqrt(double(v))))) << v;
-  }
-  for (const std::uint32_t v : {0xFFFFFFFFu, 0xFFFE0001u, 0xFFFE0000u, 1u << 31}) {
-    EXPECT_EQ(detail::isqrt(v), static_cast<std::uint32_t>(std::floor(std::sqrt(double(v))))) << v;
+  // Every value of its domain (below 2^24; spread distances stay below 3 x 2^20).
+  for (std::uint32_t v = 0; v < (1u << 24); ++v) {
+    const auto want = static_cast<std::uint32_t>(std::floor(std::sqrt(double(v))));
+    if (detail::isqrt(v) != want) FAIL() << v << ": " << detail::isqrt(v) << " for " << want;
   }
 }
 

@@ -198,6 +198,17 @@ TEST(GpuBuild, WeightedSamplingEqualsCpu) {
   EXPECT_LE(b.filter_bytes, b.scratch_bytes);
 }
 
+// Weighted levels fold into 32-bit sums first and fold again into 64-bit ones where a sum
+// wrapped: 245,000 points piled at one spot give a cell weighted sums far beyond 2^32 (over
+// 137 x 255 per point and channel), every other level stays narrow.
+TEST(GpuBuild, WeightedSumsBeyondThirtyTwoBits) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene s = cluster_scene(250'000, 50, 0.0f, [](std::uint32_t i) {
+    return pack_rgba(255 - i % 7, 200 + i % 50, 100 + i % 3, 255);
+  });
+  expect_filtered_cuda_matches_cpu(s, small_config(1000, 16, 64), Sampling::Weighted);
+}
+
 // Nodes of 2^24 points or more keep 64-bit colour sums on the GPU (smaller ones 32-bit, which
 // such a node's bright colours would wrap): 18M bright points, nearly all in one cluster.
 TEST(GpuBuild, AverageOfNodesOverTwoToThe24Points) {

@@ -88,6 +88,14 @@ TEST(GpuIncrementalSampling, WeightedEqualsTheBulkBuildAfterFinalize) {
     ASSERT_EQ(gpu.backend(), Backend::Cuda);
     expect_same_tree(gpu.snapshot(), want, /*colours=*/true);
     EXPECT_EQ(gpu.stats().points, k.scene->points.size());
+    // The rebuild's own figures; the tree's build() figures stay zero (it was not bulk-built).
+    const BuildStats f = gpu.stats().finalize;
+    EXPECT_EQ(f.points, k.scene->points.size());
+    EXPECT_GT(f.split_ms, 0.0);
+    EXPECT_GT(f.voxelize_ms, 0.0);
+    EXPECT_GE(f.total_ms, f.split_ms + f.voxelize_ms);
+    EXPECT_GE(f.scratch_bytes, k.scene->points.size() * sizeof(Point));
+    EXPECT_EQ(gpu.stats().build.points, 0u);
     // The rebuilt tree goes on taking batches.
     const std::vector<Point> more(k.scene->points.begin(), k.scene->points.begin() + 10);
     (void)gpu.insert_now(more);

@@ -363,23 +363,35 @@ class Driver {
     const std::uint32_t total = host()[0];
     const std::uint64_t chunks = host()[1];
     v_.narrow_below = v_.narrow;
-    // Weighted sums grow by up to 255 x kWeightOne per sample: always 64-bit.
-    v_.narrow = v_.sampling == Sampling::Average && level_max_[l.level] < kNarrowPoints;
-    const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
-                                        ? sizeof(std::uint64_t)
-                                        : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));
+    // 32-bit sums: Average where the level's largest node holds fewer than 2^24 points (no
+    // channel's sum can reach 2^32); Weighted first on every level, then 64-bit where a sum
+    // wrapped (each sample adds up to 255 x kWeightOne, so no point count bounds it usefully).
+    const bool weighted = v_.sampling == Sampling::Weighted;
+    v_.narrow =
+        weighted || (v_.sampling == Sampling::Average && level_max_[l.level] < kNarrowPoints);
     emit_[current].reserve(std::max<std::uint32_t>(1, total) * sizeof(VoxelRecord), 0, s_);
-    acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
     v_.d_emit = emit_[current].as<VoxelRecord>();
     v_.emit_capacity = total;
-    v_.d_keys = acc_[current].as<std::uint64_t>();
-    v_.d_sums = acc_[current].as<void>();
     v_.d_keys_below = acc_[1 - current].as<std::uint64_t>();
     v_.d_sums_below = acc_[1 - current].as<void>();
     take_voxel_chunks(l, chunks);
-    zero(acc_[current].as<void>(), std::uint64_t{total} * acc_bytes);
-    launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                  true, s_);
+    for (;;) {
+      const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
+                                          ? sizeof(std::uint64_t)
+                                          : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));
+      acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
+      v_.d_keys = acc_[current].as<std::uint64_t>();
+      v_.d_sums = acc_[current].as<void>();
+      zero(acc_[current].as<void>(), std::uint64_t{total} * acc_bytes);
+      if (weighted) zero(v_.d_counter, 4);
+      launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                    true, s_);
+      if (!weighted || !v_.narrow) break;
+      read(v_.d_counter, 1, 0);
+      sync();
+      if (host()[0] == 0) break;
+      v_.narrow = false;  // a 32-bit sum wrapped: fold the level again, 64-bit
+    }
     launch_filter_emit(v_, l.inner_begin, l.inner, words_per_grid, s_);
     return total;
   }

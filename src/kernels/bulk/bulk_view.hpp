@@ -94,7 +94,8 @@ struct BulkView {
   void* d_sums;                        ///< Average: per voxel of the level, the sums
   const std::uint64_t* d_keys_below;   ///< the same for d_below's voxels
   const void* d_sums_below;
-  /// Average: the sums of the level's (of d_below's) voxels are NarrowSums, not ColourSums.
+  /// Average, Weighted: the sums of the level's (of d_below's) voxels are NarrowSums, not
+  /// ColourSums.
   bool narrow, narrow_below;
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.

@@ -163,8 +163,41 @@ inline __device__ void average_leaf_chunk(const BulkView& v, const Point* points
   }
 }
 
+/// True when adding (lo, hi) to the two 32-bit fields of `old` wrapped either of them.
+inline __device__ bool wraps(unsigned long long old, std::uint32_t lo, std::uint32_t hi) {
+  return static_cast<std::uint32_t>(old) + lo < lo ||
+         static_cast<std::uint32_t>(old >> 32) + hi < hi;
+}
+
+/// Weighted: adds weighted sums to voxel `idx`. Narrow levels add to 32-bit sums in three
+/// atomics (every add stays below 2^32 per field, so one add wraps a field at most once); an
+/// add that wraps one sets *d_counter, and the level folds again with 64-bit sums
+/// (kernels/bulk/build.cu). A voxel's sums wrap only beyond about 16,000 samples of full
+/// weight and colour around it: points piled at one spot.
+inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::uint32_t r,
+                                    std::uint32_t g, std::uint32_t b, std::uint32_t a,
+                                    std::uint32_t w) {
+  if (!v.narrow) {
+    ColourSum sum;
+    sum.r = r;
+    sum.g = g;
+    sum.b = b;
+    sum.a = a;
+    sum.count = w;
+    add_wide(v, idx, sum);
+    return;
+  }
+  auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
+  const unsigned long long rg = atomicAdd(
+      s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
+  const unsigned long long ba = atomicAdd(
+      s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
+  const std::uint32_t count = atomicAdd(reinterpret_cast<unsigned*>(s + 2), w);
+  if (wraps(rg, r, g) || wraps(ba, b, a) || count + w < w) atomicOr(v.d_counter, 1u);
+}
+
 /// Weighted: adds `rgba` with its weight to every occupied cell of inner rank `rank`'s grid
-/// around position p (fixed point, detail::for_each_spread_cell); 64-bit sums.
+/// around position p (fixed point, detail::for_each_spread_cell).
 inline __device__ void spread(const BulkView& v, std::uint32_t rank, const std::uint32_t (&p)[3],
                               std::uint32_t rgba) {
   const std::uint32_t* words = v.tree.grid_words(rank);
@@ -172,9 +205,8 @@ inline __device__ void spread(const BulkView& v, std::uint32_t rank, const std::
     if ((words[cell >> 5] & (1u << (cell & 31))) == 0) return;  // no sample: no voxel
     const std::uint32_t idx = voxel_index(
         v, static_cast<std::uint64_t>(words + (cell >> 5) - v.d_level_words), cell & 31);
-    ColourSum sum;
-    sum.add(rgba, w);
-    add_wide(v, idx, sum);
+    add_weighted(v, idx, w * red_of(rgba), w * green_of(rgba), w * blue_of(rgba),
+                 w * alpha_of(rgba), w);
   });
 }
 

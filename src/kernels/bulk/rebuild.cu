@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kGatherBlock)
 
 }  // namespace
 
-Owned<TreeStore> rebuild_for_colours(const TreeStore& old) {
+Owned<TreeStore> rebuild_for_colours(const TreeStore& old, BuildStats& stats) {
   if (old.config.sampling != Sampling::Weighted || !old.stale_colours) {
     return Owned<TreeStore>(nullptr, nullptr);
   }
@@ -66,8 +66,9 @@ Owned<TreeStore> rebuild_for_colours(const TreeStore& old) {
   SIMLOD_CUDA_CHECK_LAUNCH("gather_kernel");
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the host list goes out of scope
   Owned<TreeStore> fresh = create_store(old.config, old.geometry);
-  BuildStats stats;
+  stats.points = n;
   build_bulk(*fresh, {}, batch.get(), n, stats);
+  stats.scratch_bytes += n * sizeof(Point);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fresh->stream_handle()));  // the batch is read
   return fresh;
 }

@@ -60,6 +60,19 @@ Owned<UpdateState> create_update_state(const TreeStore& store) {
   return Owned<UpdateState>(state, [](UpdateState* p) { destroy(p); });
 }
 
+bool rebind_update_state(UpdateState& state, const TreeStore& store) {
+  const ScratchLayout layout = plan_scratch(store.layout);
+  if (layout.total_bytes != state.scratch_layout.total_bytes ||
+      layout.batch != state.scratch_layout.batch || store.config.device != state.device) {
+    return false;
+  }
+  state.scratch_layout = layout;
+  state.view = make_batch_view(store.writer, static_cast<std::byte*>(state.scratch.get()), layout);
+  state.buffers[0].d = state.view.d_batch;
+  state.headroom = kExpandHeadroom;
+  return true;
+}
+
 void destroy(UpdateState* p) {
   if (p != nullptr) delete_on(p->device, p);
 }

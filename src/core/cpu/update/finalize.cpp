@@ -5,6 +5,7 @@
 // points exactly: the same tree, the same samples per node, integer sums.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <new>
 
 #include "core/cpu/bulk/voxelizer.hpp"
@@ -13,8 +14,9 @@
 
 namespace simlod::detail::cpu {
 
-void finalize_colours(TreeStore& store, PoolView& pool) {
-  if (store.config.sampling != Sampling::Weighted || !store.stale_colours) return;
+bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats) {
+  if (store.config.sampling != Sampling::Weighted || !store.stale_colours) return false;
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<CpuNode>& nodes = store.nodes;
   try {
     std::vector<std::vector<std::uint32_t>> levels;
@@ -40,6 +42,7 @@ void finalize_colours(TreeStore& store, PoolView& pool) {
           }
         },
         peak);
+    stats.scratch_bytes = peak;
   } catch (const std::bad_alloc&) {
     throw CapacityError(fmt::format(
         "host memory ran out while computing the weighted colours of {} voxels; they keep their "
@@ -47,6 +50,10 @@ void finalize_colours(TreeStore& store, PoolView& pool) {
         store.voxels));
   }
   store.stale_colours = false;
+  stats.points = store.points;
+  stats.voxelize_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return true;
 }
 
 }  // namespace simlod::detail::cpu

@@ -41,7 +41,7 @@ void index_tree(TreeStore& store, PoolView& pool);
 /// as the bulk builder does, and writes the voxels of each inner node in cell order; nothing
 /// otherwise (finalize.cpp). Throws CapacityError when host memory runs out (the colours then
 /// stay stale; the tree is otherwise unchanged).
-void finalize_colours(TreeStore& store, PoolView& pool);
+bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats);
 
 /// Inserts one validated, non-empty batch completely, or throws CapacityError (memory reserve
 /// or host memory) having changed nothing. Sets stats.split_rounds.
