@@ -4,9 +4,13 @@
 //   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 2|7] [--batch N] [--threads N]
 //   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton|random]
 //
-// Formats come from the extensions. Georeferenced coordinates are kept: points are read
-// relative to the input's origin and written with that origin added back (SIM has no origin
-// field, so SIM output holds coordinates relative to the input's origin).
+// Formats come from the extensions. LAS/LAZ to LAS/LAZ in the input's point format and scale
+// copies the point records as they are (every attribute, extra bytes, the integer
+// coordinates) with the header fields, VLRs and extended VLRs: nothing is lost. Otherwise
+// georeferenced coordinates are kept (points are read relative to the input's origin and
+// written with that origin added back; SIM has no origin field, so SIM output holds
+// coordinates relative to the input's origin), and what the output cannot hold is named in a
+// warning.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -97,6 +101,83 @@ std::uint64_t write_all(const Source& source, std::uint64_t total, const fs::pat
   return done;
 }
 
+/// True when LAS/LAZ input goes to LAS/LAZ output in its own point format and scale: the
+/// records can be copied.
+bool copies_records(const Options& opt, const simlod::FileInfo& in, const fs::path& out) {
+  if (!is_las(in.format) || !is_las(simlod::format_from_extension(out))) return false;
+  if (opt.point_format != 0 && opt.point_format != in.point_format) return false;
+  if (opt.scale.size() == 1)
+    return opt.scale[0] == in.scale[0] && opt.scale[0] == in.scale[1] &&
+           opt.scale[0] == in.scale[2];
+  if (opt.scale.size() == 3) {
+    return opt.scale[0] == in.scale[0] && opt.scale[1] == in.scale[1] &&
+           opt.scale[2] == in.scale[2];
+  }
+  return true;
+}
+
+/// What LAS/LAZ input loses when its points are re-encoded (another point format or scale,
+/// or SIM output), for the warning.
+std::string what_is_lost(const simlod::FileInfo& in, const simlod::LasMetadata& m) {
+  std::string lost =
+      "intensity, return numbers, classification and its flags, scan angle, user data, point "
+      "source id";
+  if (in.point_format != 0 && in.point_format != 2) lost += ", GPS time";
+  if (in.point_format == 8 || in.point_format == 10) lost += ", NIR";
+  if (in.point_format == 4 || in.point_format == 5 || in.point_format >= 9)
+    lost += ", wave packets";
+  const int min_length = simlod::las_min_record_length(in.point_format);
+  if (static_cast<int>(in.record_length) > min_length) {
+    lost +=
+        fmt::format(", {} extra bytes a point", static_cast<int>(in.record_length) - min_length);
+  }
+  if (!m.vlrs.empty() || !m.evlrs.empty()) {
+    std::string names;
+    for (const auto* list : {&m.vlrs, &m.evlrs}) {
+      for (const simlod::LasVlr& v : *list) {
+        names += fmt::format("{}{} {}", names.empty() ? "" : ", ", v.user(), v.record_id);
+      }
+    }
+    lost += fmt::format(", {} VLRs ({})", m.vlrs.size() + m.evlrs.size(), names);
+  }
+  return lost;
+}
+
+/// Copies the LAS records of `reader` into a new LAS/LAZ file at `out`.
+std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, const fs::path& out,
+                           const Options& opt) {
+  const simlod::FileInfo& info = reader.info();
+  simlod::WriterOptions w;
+  w.scale = info.scale;
+  w.las_offset = info.offset;
+  w.las_point_format = info.point_format;
+  w.las_record_length = static_cast<std::uint16_t>(info.record_length);
+  w.las_metadata = simlod::read_las_metadata(in);
+  auto writer = simlod::create_writer(out, w);
+  const auto mode = opt.quiet      ? ProgressBar::Mode::Off
+                    : opt.progress ? ProgressBar::Mode::Force
+                                   : ProgressBar::Mode::Auto;
+  ProgressBar progress("converting", info.point_count, mode);
+  const std::size_t batch_points =
+      static_cast<std::size_t>(std::clamp<std::uint64_t>(info.point_count, 1, opt.batch));
+  std::vector<simlod::Point> batch(batch_points);
+  std::vector<std::byte> records(batch_points * info.record_length);
+  std::uint64_t done = 0;
+  for (std::size_t n; (n = reader.read(batch, records)) > 0;) {
+    writer->write_records(std::span<const std::byte>(records).first(n * info.record_length));
+    done += n;
+    progress.update(done);
+  }
+  writer->close();
+  progress.finish();
+  if (!opt.quiet) {
+    fmt::print("kept every attribute of point format {} ({}-byte records) and {} VLRs\n",
+               info.point_format, info.record_length,
+               w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size());
+  }
+  return done;
+}
+
 int run(const Options& opt) {
   const fs::path out = opt.files.back();
   // Fail before any work (a PLY input is read twice) on an output that cannot be written.
@@ -143,9 +224,21 @@ int run(const Options& opt) {
     simlod::ReaderOptions ro;
     ro.threads = opt.threads;
     const auto reader = simlod::open_reader(in, ro);
-    const auto wo = writer_options(opt, out, &reader->info());
-    written = write_all([&](std::span<simlod::Point> b) { return reader->read(b); },
-                        reader->info().point_count, out, wo, opt);
+    if (copies_records(opt, reader->info(), out)) {
+      written = copy_records(*reader, in, out, opt);
+    } else {
+      if (is_las(reader->info().format)) {
+        warn(fmt::format("'{}' is written from simlod points (XYZ and colour){}: {} are not kept",
+                         out.string(),
+                         is_las(simlod::format_from_extension(out))
+                             ? " because its point format or scale differs from the input's"
+                             : "",
+                         what_is_lost(reader->info(), simlod::read_las_metadata(in))));
+      }
+      const auto wo = writer_options(opt, out, &reader->info());
+      written = write_all([&](std::span<simlod::Point> b) { return reader->read(b); },
+                          reader->info().point_count, out, wo, opt);
+    }
   }
   if (!opt.quiet) {
     const double s =
@@ -182,8 +275,9 @@ int main(int argc, char** argv) {
       ->expected(1, 3)
       ->check(CLI::PositiveNumber);
   app.add_option("--point-format", opt.point_format,
-                 "LAS/LAZ output: point data format 2 (LAS 1.2) or 7 (LAS 1.4) (default: 7 "
-                 "for LAS 1.4 formats 6-10 input, else 2)")
+                 "LAS/LAZ output: point data format 2 (LAS 1.2) or 7 (LAS 1.4), re-encoding the "
+                 "points (default: LAS/LAZ input keeps its format, every attribute and its VLRs; "
+                 "other input: 2)")
       ->check(CLI::IsMember({2, 7}));
   app.add_option("--batch", opt.batch, "Points per batch")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))

@@ -61,7 +61,22 @@ simlod_tool_test(tool_convert_las_sim_las NEEDS_DATA
   STEP convert <WORK>/lion.sim <WORK>/lion.las --scale 0.001 --progress
        "ERR=converting .*100.0%"
   STEP info <WORK>/lion.las --json "OUT=\"points\": 341989," "OUT=\"point_format\": 2,")
+# LAS -> LAS in the input's format copies the file's records, header fields and VLRs: the
+# output is the same file byte for byte. Re-encoding (SIM output) names what it drops.
+simlod_tool_test(tool_convert_keeps_every_attribute NEEDS_DATA
+  STEP convert <DATA>/formats/f6.las <WORK>/f6.las --batch 30000
+       "OUT=kept every attribute of point format 6 \\(30-byte records\\)"
+  STEP cmake -E compare_files <DATA>/formats/f6.las <WORK>/f6.las
+  STEP convert <DATA>/haystack_rock.las <WORK>/h.las -q
+  STEP convert <WORK>/h.las <WORK>/h.sim "ERR=warning: .*h.sim' is written from simlod points"
+       "ERR=intensity, return numbers, classification" "ERR=LASF_Projection 34735"
+  STEP convert <WORK>/h.las <WORK>/h2.las --point-format 2
+       "ERR=because its point format or scale differs")
 if(LASzip_FOUND)
+  simlod_tool_test(tool_convert_laz_keeps_every_attribute NEEDS_DATA
+    STEP convert <DATA>/formats/f8.las <WORK>/f8.laz -q
+    STEP convert <WORK>/f8.laz <WORK>/f8.las "OUT=kept every attribute of point format 8"
+    STEP cmake -E compare_files <DATA>/formats/f8.las <WORK>/f8.las)
   simlod_tool_test(tool_convert_laz_sim NEEDS_DATA
     STEP convert <DATA>/lion_takanawa.laz <WORK>/lion.sim --threads 2 --batch 50000
     STEP info <WORK>/lion.sim "OUT=points +341989[^0-9]")

@@ -57,6 +57,44 @@ struct FileInfo {
   std::uint64_t seek_step = 0;
 };
 
+/// A variable length record of a LAS file, or an extended one (LAS 1.4), as the file stores
+/// it: its 54- or 60-byte header's fields and its payload.
+struct LasVlr {
+  std::array<char, 16> user_id{};  ///< NUL-padded, e.g. "LASF_Projection"
+  std::uint16_t record_id = 0;
+  std::uint16_t reserved = 0;
+  std::array<char, 32> description{};
+  std::vector<std::byte> data;
+
+  /// user_id without its NUL padding.
+  [[nodiscard]] std::string user() const;
+};
+
+/// What a LAS/LAZ file says beside its points: the header fields that describe the data set
+/// (not the counts and bounds, which follow from the points), its VLRs and extended VLRs in
+/// file order (the coordinate reference system as GeoKeys or WKT, extra-bytes descriptions,
+/// classification lookups...). LASzip's own VLR (user "laszip encoded", record 22204), which
+/// describes the compression, is left out.
+struct LasMetadata {
+  std::uint8_t version_minor = 2;  ///< LAS 1.x
+  std::uint16_t file_source_id = 0;
+  std::uint16_t global_encoding = 0;
+  std::array<std::byte, 16> project_guid{};
+  std::array<char, 32> system_identifier{};
+  std::array<char, 32> generating_software{};
+  std::uint16_t creation_day = 0, creation_year = 0;
+  std::vector<LasVlr> vlrs;
+  std::vector<LasVlr> evlrs;
+};
+
+/// Bytes of a LAS point format's record without extra bytes (20-67); InvalidInput for a
+/// format outside 0-10.
+[[nodiscard]] int las_min_record_length(int point_format);
+
+/// The metadata of a LAS or LAZ file (header and VLRs only, cheap). Throws IoError or
+/// InvalidInput (a bad header, a VLR list that does not fit), naming the file and byte offset.
+[[nodiscard]] LasMetadata read_las_metadata(const std::filesystem::path& path);
+
 struct ReaderOptions {
   /// Origin subtracted from coordinates; default: the minimum corner of the file's bounds
   /// (for PLY, which has no header bounds: 0).
@@ -80,9 +118,17 @@ class PointReader {
   /// Fills `out` with the next min(out.size(), points_left()) points and returns that count;
   /// 0 means the end. Throws IoError/InvalidInput naming the file, byte offset and point index
   /// on bad data; points returned by earlier calls stay valid.
-  std::size_t read(std::span<Point> out) {
-    const std::size_t n = read_impl(
-        out.first(static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), points_left()))));
+  std::size_t read(std::span<Point> out) { return read(out, {}); }
+
+  /// read(), and for LAS/LAZ files each point's record as the file stores it (point format
+  /// and record length of info(): every attribute, extra bytes included, and the integer
+  /// coordinates) into `records`, record_length bytes a point. `records` must hold the
+  /// records of out.size() points. Throws InvalidInput for a file that has no LAS records
+  /// (SIM, PLY) or a `records` span too small.
+  std::size_t read(std::span<Point> out, std::span<std::byte> records) {
+    out = out.first(static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), points_left())));
+    if (!records.empty()) check_records(out.size(), records.size());
+    const std::size_t n = read_impl(out, records);
     points_read_ += n;
     return n;
   }
@@ -96,11 +142,13 @@ class PointReader {
 
  protected:
   PointReader() = default;
-  /// Fills all of `out` (already clamped to points_left()); returns out.size().
-  virtual std::size_t read_impl(std::span<Point> out) = 0;
+  /// Fills all of `out` (already clamped to points_left()) and, when `records` is not empty
+  /// (LAS/LAZ readers; checked to hold them), the points' records; returns out.size().
+  virtual std::size_t read_impl(std::span<Point> out, std::span<std::byte> records) = 0;
   FileInfo info_;
 
  private:
+  void check_records(std::size_t points, std::size_t bytes) const;
   std::uint64_t points_read_ = 0;
 };
 
@@ -118,8 +166,18 @@ struct WriterOptions {
   std::array<double, 3> origin{0.0, 0.0, 0.0};
   /// LAS/LAZ quantisation step per axis.
   std::array<double, 3> scale{0.001, 0.001, 0.001};
-  /// LAS/LAZ point data format: 2 (LAS 1.2) or 7 (LAS 1.4).
+  /// LAS/LAZ point data format: 2 (LAS 1.2) or 7 (LAS 1.4) for write(); any of 0-10 for
+  /// write_records().
   int las_point_format = 2;
+  /// LAS/LAZ header offset; none: the origin rounded to whole units. Records passed to
+  /// write_records() hold integers relative to it (keep the input's scale and offset).
+  std::optional<std::array<double, 3>> las_offset{};
+  /// LAS/LAZ record length; 0: the format's minimum (no extra bytes). write() needs 0.
+  std::uint16_t las_record_length = 0;
+  /// LAS/LAZ: the header fields, VLRs and extended VLRs to write (read_las_metadata of the
+  /// input, to keep them); none: simlod's own header without VLRs. Its LAS version is raised
+  /// to 1.4 where the point format or extended VLRs need it.
+  std::optional<LasMetadata> las_metadata{};
 };
 
 /// Streaming writer; headers that depend on the content (count, bounds) are written by close().
@@ -131,6 +189,11 @@ class PointWriter {
 
   /// Appends points. Throws IoError on write failure, InvalidInput for non-finite coordinates.
   virtual void write(std::span<const Point> points) = 0;
+  /// LAS/LAZ writers: appends point records as they are (WriterOptions' point format and
+  /// record length; integer coordinates with its scale and offset), every attribute kept;
+  /// counts per return and bounds come from them. Throws InvalidInput for other writers, a
+  /// span that is not whole records, or (LAS 1.0-1.3 formats 0-5) more than 2^32 - 1 points.
+  virtual void write_records(std::span<const std::byte> records);
   /// Finishes the file (header, bounds, counts). Called by the destructor if not called, but
   /// only an explicit call reports errors.
   virtual void close() = 0;

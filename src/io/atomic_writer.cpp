@@ -63,6 +63,15 @@ class AtomicWriter final : public PointWriter {
     points_written_ = inner_->points_written();
   }
 
+  void write_records(std::span<const std::byte> records) override {
+    try {
+      inner_->write_records(records);
+    } catch (...) {
+      rethrow_naming(partial_, path_);
+    }
+    points_written_ = inner_->points_written();
+  }
+
   void close() override {
     if (done_) return;
     try {

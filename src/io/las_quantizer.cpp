@@ -4,17 +4,25 @@
 
 #include <cmath>
 
+#include "io/las_format.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
 
 LasQuantizer::LasQuantizer(const std::filesystem::path& path, const WriterOptions& options)
     : path_(path.string()), scale_(options.scale), origin_(options.origin) {
-  if (options.las_point_format != 2 && options.las_point_format != 7) {
+  if (options.las_point_format < 0 || options.las_point_format > kLasMaxPointFormat) {
     throw InvalidInput(fmt::format(
-        "'{}': WriterOptions::las_point_format {} is not supported; use 2 (LAS 1.2, RGB) or 7 "
-        "(LAS 1.4, RGB)",
+        "'{}': WriterOptions::las_point_format {} is not a LAS point format (0-10; write() takes "
+        "2 or 7)",
         path_, options.las_point_format));
+  }
+  const std::uint16_t min_length =
+      kLasMinRecordLength[static_cast<std::size_t>(options.las_point_format)];
+  if (options.las_record_length != 0 && options.las_record_length < min_length) {
+    throw InvalidInput(fmt::format(
+        "'{}': WriterOptions::las_record_length {} is shorter than point format {}'s {} bytes",
+        path_, options.las_record_length, options.las_point_format, min_length));
   }
   for (std::size_t a = 0; a < 3; ++a) {
     if (!std::isfinite(scale_[a]) || scale_[a] <= 0.0) {
@@ -25,7 +33,11 @@ LasQuantizer::LasQuantizer(const std::filesystem::path& path, const WriterOption
       throw InvalidInput(
           fmt::format("'{}': WriterOptions::origin[{}] = {} must be finite", path_, a, origin_[a]));
     }
-    offset_[a] = std::round(origin_[a]);
+    offset_[a] = options.las_offset ? (*options.las_offset)[a] : std::round(origin_[a]);
+    if (!std::isfinite(offset_[a])) {
+      throw InvalidInput(fmt::format("'{}': WriterOptions::las_offset[{}] = {} must be finite",
+                                     path_, a, offset_[a]));
+    }
     origin_minus_offset_[a] = origin_[a] - offset_[a];
   }
 }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -57,6 +58,27 @@ struct IntBox {
   /// File coordinates (X * scale + offset); an empty Bounds when nothing was added.
   [[nodiscard]] Bounds to_bounds(const std::array<double, 3>& scale,
                                  const std::array<double, 3>& offset) const;
+};
+
+/// What a LAS header says of the records written (LAS and LAZ writers): the integer box and
+/// the points per return number (1-15; formats 0-5 store it in 3 bits, 6-10 in 4).
+struct RecordTally {
+  IntBox box;
+  std::array<std::uint64_t, 15> by_return{};
+
+  void add(const std::byte* record, int point_format) {
+    std::array<std::int32_t, 3> q{};
+    std::memcpy(q.data(), record, 12);
+    box.add(q);
+    const auto bits = static_cast<std::uint8_t>(record[14]);
+    const unsigned r = point_format > 5 ? bits & 15u : bits & 7u;
+    if (r >= 1) by_return[r - 1] += 1;
+  }
+  /// A point written by write(): return 1 of 1.
+  void add_first_return(const std::array<std::int32_t, 3>& q) {
+    box.add(q);
+    by_return[0] += 1;
+  }
 };
 
 }  // namespace simlod::detail

@@ -76,7 +76,7 @@ class LasReader final : public PointReader {
   }
 
  private:
-  std::size_t read_impl(std::span<Point> out) override {
+  std::size_t read_impl(std::span<Point> out, std::span<std::byte> records) override {
     const std::size_t per_read = std::max<std::size_t>(1, kMaxReadBytes / record_length_);
     std::size_t done = 0;
     while (done < out.size()) {
@@ -87,6 +87,10 @@ class LasReader final : public PointReader {
       file_.read_exact(data_offset_ + first * record_length_, std::span(buffer_).first(bytes),
                        fmt::format("LAS point records {} to {}", first, first + n - 1));
       decode_records(buffer_.data(), record_length_, rgb_offset_, decoder_, out.subspan(done, n));
+      if (!records.empty()) {
+        std::copy_n(buffer_.begin(), bytes,
+                    records.begin() + static_cast<std::ptrdiff_t>(done * record_length_));
+      }
       done += n;
     }
     return done;

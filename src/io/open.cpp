@@ -9,6 +9,7 @@
 
 #include "io/atomic_writer.hpp"
 #include "io/formats.hpp"
+#include "io/las_format.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
 
@@ -72,6 +73,31 @@ std::vector<std::filesystem::path> point_cloud_files(
     }
   }
   return files;
+}
+
+int las_min_record_length(int point_format) {
+  if (point_format < 0 || point_format > detail::kLasMaxPointFormat) {
+    throw InvalidInput(fmt::format("{} is not a LAS point format (0-10)", point_format));
+  }
+  return detail::kLasMinRecordLength[static_cast<std::size_t>(point_format)];
+}
+
+void PointReader::check_records(std::size_t points, std::size_t bytes) const {
+  if (info_.format != FileFormat::Las && info_.format != FileFormat::Laz) {
+    throw InvalidInput(fmt::format("'{}': a {} file has no LAS point records to read",
+                                   info_.path.string(), to_string(info_.format)));
+  }
+  const std::uint64_t need = std::uint64_t{points} * info_.record_length;
+  if (bytes < need) {
+    throw InvalidInput(
+        fmt::format("'{}': the records of {} points need {} bytes ({} a record), the span holds {}",
+                    info_.path.string(), points, need, info_.record_length, bytes));
+  }
+}
+
+void PointWriter::write_records(std::span<const std::byte> /*records*/) {
+  throw InvalidInput(
+      "write_records() takes LAS point records; only LAS and LAZ writers write them");
 }
 
 void PointReader::seek(std::uint64_t index) {

@@ -69,7 +69,7 @@ class PlyReader final : public PointReader {
   }
 
  protected:
-  std::size_t read_impl(std::span<Point> out) override {
+  std::size_t read_impl(std::span<Point> out, std::span<std::byte> /*records*/) override {
     const auto& o = info_.origin;
     for (std::size_t done = 0; done < out.size();) {
       const std::size_t n = std::min(kScratchVertices, out.size() - done);

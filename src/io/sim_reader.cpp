@@ -70,7 +70,7 @@ class SimReader final : public PointReader {
   }
 
  protected:
-  std::size_t read_impl(std::span<Point> out) override {
+  std::size_t read_impl(std::span<Point> out, std::span<std::byte> /*records*/) override {
     const std::uint64_t first = points_read();
     const std::uint64_t offset = kSimHeaderBytes + first * kSimRecordBytes;
     file_.read_exact(offset, std::as_writable_bytes(out), "SIM point records");

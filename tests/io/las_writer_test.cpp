@@ -54,14 +54,19 @@ TEST(LasWriter, DestructorClosesTheFile) {
 
 TEST(LasWriter, UnsupportedPointFormatIsRejected) {
   TempDir dir;
-  for (const int format : {0, 3, 6, 8, 11}) {
+  auto options = [](int format) {
+    return WriterOptions{.origin = {}, .scale = {0.001, 0.001, 0.001}, .las_point_format = format};
+  };
+  for (const int format : {-1, 11}) {
+    expect_error<InvalidInput>([&] { (void)create_writer(dir / "x.las", options(format)); },
+                               {"x.las", fmt::format("las_point_format {}", format), "0-10"});
+  }
+  // Other formats take records (write_records()); write() encodes points in 2 or 7 only.
+  for (const int format : {0, 3, 6, 8}) {
+    auto writer = create_writer(dir / "x.las", options(format));
     expect_error<InvalidInput>(
-        [&] {
-          (void)create_writer(
-              dir / "x.las",
-              {.origin = {}, .scale = {0.001, 0.001, 0.001}, .las_point_format = format});
-        },
-        {"x.las", fmt::format("las_point_format {}", format), "use 2", "7"});
+        [&] { writer->write(synthetic_points(3)); },
+        {"x.las", fmt::format("format {}", format), "2 or 7", "write_records()"});
   }
 }
 
@@ -69,8 +74,12 @@ TEST(LasWriter, BadScaleIsRejected) {
   TempDir dir;
   expect_error<InvalidInput>(
       [&] {
-        (void)create_writer(dir / "x.las",
-                            {.origin = {}, .scale = {0.001, 0.0, 0.001}, .las_point_format = 2});
+        (void)create_writer(dir / "x.las", {.origin = {},
+                                            .scale = {0.001, 0.0, 0.001},
+                                            .las_point_format = 2,
+                                            .las_offset = {},
+                                            .las_record_length = 0,
+                                            .las_metadata = {}});
       },
       {"x.las", "scale[1]"});
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "io/laz/laz_record.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -25,7 +26,7 @@ std::string laszip_message(laszip_POINTER laszip) {
 
 }  // namespace
 
-LazHandle::LazHandle(const std::filesystem::path& path, const LazEnd& end)
+LazHandle::LazHandle(const std::filesystem::path& path, const LazEnd& end, bool all_layers)
     : path_(path), end_(end) {
   if (laszip_create(&laszip_) != 0) {
     throw IoError(fmt::format("'{}': cannot create a LASzip decoder", path.string()));
@@ -36,7 +37,8 @@ LazHandle::LazHandle(const std::filesystem::path& path, const LazEnd& end)
     laszip_destroy(laszip_);
     throw IoError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
   }
-  if (laszip_decompress_selective(laszip_, kSelectedLayers) != 0 ||
+  if (laszip_decompress_selective(
+          laszip_, all_layers ? laszip_DECOMPRESS_SELECTIVE_ALL : kSelectedLayers) != 0 ||
       laszip_open_reader_stream(laszip_, stream_, &compressed) != 0) {
     const std::string message = laszip_message(laszip_);
     laszip_destroy(laszip_);
@@ -86,11 +88,13 @@ void LazHandle::check_end() {
       end_.data_end, at, past ? "inventing" : "dropping"));
 }
 
-void LazHandle::decode(std::span<Point> out, const PointDecoder& decoder) {
+void LazHandle::decode(std::span<Point> out, const PointDecoder& decoder,
+                       std::span<std::byte> records, int format, std::size_t record_length) {
   const auto* p = static_cast<const laszip_point_struct*>(point_);
-  for (Point& dst : out) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
     read_point();
-    dst = decoder(p->X, p->Y, p->Z, p->intensity, p->rgb[0], p->rgb[1], p->rgb[2]);
+    out[i] = decoder(p->X, p->Y, p->Z, p->intensity, p->rgb[0], p->rgb[1], p->rgb[2]);
+    if (!records.empty()) laszip_to_record(*p, format, record_length, &records[i * record_length]);
   }
 }
 

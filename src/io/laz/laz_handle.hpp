@@ -25,8 +25,9 @@ struct LazEnd {
 class LazHandle {
  public:
   /// Opens a decoder that only decompresses what simlod uses (XY, Z, intensity, RGB; layered
-  /// LAS 1.4 files skip the other layers). Throws InvalidInput with LASzip's message.
-  LazHandle(const std::filesystem::path& path, const LazEnd& end);
+  /// LAS 1.4 files skip the other layers), or every layer (`all_layers`: for records). Throws
+  /// InvalidInput with LASzip's message.
+  LazHandle(const std::filesystem::path& path, const LazEnd& end, bool all_layers = false);
   ~LazHandle();
   LazHandle(const LazHandle&) = delete;
   LazHandle& operator=(const LazHandle&) = delete;
@@ -38,8 +39,10 @@ class LazHandle {
   /// containing chunk and decodes up to `index`, so callers seek to chunk starts.
   void seek(std::uint64_t index);
 
-  /// Decodes the next out.size() points.
-  void decode(std::span<Point> out, const PointDecoder& decoder);
+  /// Decodes the next out.size() points, and when `records` is not empty their LAS records
+  /// (point format `format`, `record_length` bytes each; needs a handle of all layers).
+  void decode(std::span<Point> out, const PointDecoder& decoder, std::span<std::byte> records = {},
+              int format = 0, std::size_t record_length = 0);
 
   /// Decodes the next `count` points only to collect their colour statistics.
   void sample(std::uint64_t count, ColorStats& stats);

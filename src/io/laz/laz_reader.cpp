@@ -66,8 +66,15 @@ class LazReader final : public PointReader {
   }
 
  private:
-  std::size_t read_impl(std::span<Point> out) override {
+  std::size_t read_impl(std::span<Point> out, std::span<std::byte> records) override {
     if (out.empty()) return 0;
+    if (!records.empty() && !all_layers_) {
+      // The handles so far skip the layers simlod's points do not use: start over with ones
+      // that decode every layer.
+      handles_.clear();
+      all_layers_ = true;
+    }
+    const std::size_t length = info_.record_length;
     const std::uint64_t first = points_read();
     const auto ranges = plan_decode_ranges(first, first + out.size(), chunk_size_, threads_);
     const std::vector<LazHandle*> handles = assign_handles(ranges);
@@ -75,8 +82,10 @@ class LazReader final : public PointReader {
     auto run = [&](std::size_t r) {
       try {
         handles[r]->seek(ranges[r].begin);
-        handles[r]->decode(out.subspan(ranges[r].begin - first, ranges[r].end - ranges[r].begin),
-                           decoder_);
+        const std::size_t at = ranges[r].begin - first, n = ranges[r].end - ranges[r].begin;
+        handles[r]->decode(out.subspan(at, n), decoder_,
+                           records.empty() ? records : records.subspan(at * length, n * length),
+                           info_.point_format, length);
       } catch (...) {
         errors[r] = std::current_exception();
       }
@@ -119,7 +128,7 @@ class LazReader final : public PointReader {
         *idle = true;
         assigned[r] = handles_[static_cast<std::size_t>(idle - taken.begin())].get();
       } else {
-        handles_.push_back(std::make_unique<LazHandle>(path_, end_));
+        handles_.push_back(std::make_unique<LazHandle>(path_, end_, all_layers_));
         taken.push_back(true);
         assigned[r] = handles_.back().get();
       }
@@ -131,6 +140,7 @@ class LazReader final : public PointReader {
   std::uint64_t chunk_size_;  // 0: sequential decoding only
   LazEnd end_;
   unsigned threads_ = 1;
+  bool all_layers_ = false;  ///< the handles decode every layer (records were asked for)
   PointDecoder decoder_;
   std::vector<std::unique_ptr<LazHandle>> handles_;
 };

@@ -1,7 +1,9 @@
-// Streaming LAZ writer through LASzip (point format 2 as LAS 1.2, point format 7 as LAS 1.4
-// with LASzip's native layered compression; LASzip's default chunk size of 50,000 points).
-// LASzip writes the header before any point; close() patches the creation date, counts and
-// bounds into it, computed exactly as the LAS writer does.
+// Streaming LAZ writer through LASzip (LASzip's default chunk size of 50,000 points; formats
+// 6-10 with its native layered compression). write() takes simlod points (format 2 as LAS
+// 1.2, 7 as LAS 1.4), write_records() LAS records of any format. LASzip writes the header and
+// the VLRs before any point; close() appends the extended VLRs after LASzip's chunk table and
+// patches the creation date, counts, bounds and positions into the header, computed exactly as
+// the LAS writer does.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <laszip/laszip_api.h>
@@ -9,12 +11,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
 #include "io/formats.hpp"
+#include "io/las_format.hpp"
 #include "io/las_header_encode.hpp"
+#include "io/las_metadata.hpp"
 #include "io/las_quantizer.hpp"
+#include "io/laz/laz_record.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -58,7 +64,12 @@ void patch_header(const std::filesystem::path& path, const std::vector<std::byte
 class LazWriter final : public PointWriter {
  public:
   LazWriter(const std::filesystem::path& path, const WriterOptions& options)
-      : path_(path), quantizer_(path, options), point_format_(options.las_point_format) {
+      : path_(path),
+        quantizer_(path, options),
+        point_format_(options.las_point_format),
+        record_length_(options.las_record_length != 0 ? options.las_record_length
+                                                      : las_record_length(point_format_)),
+        metadata_(options.las_metadata) {
     if (laszip_create(&laszip_) != 0) {
       throw IoError(fmt::format("'{}': cannot create a LASzip encoder", path.string()));
     }
@@ -79,12 +90,13 @@ class LazWriter final : public PointWriter {
   }
 
   void write(std::span<const Point> points) override {
-    if (closed_) throw IoError(fmt::format("'{}': write() after close()", path_.string()));
-    if (point_format_ <= 5 &&
-        points_written_ + points.size() > std::numeric_limits<std::uint32_t>::max()) {
+    check_open(points.size());
+    if ((point_format_ != 2 && point_format_ != 7) ||
+        record_length_ != las_record_length(point_format_)) {
       throw InvalidInput(fmt::format(
-          "'{}': LAS 1.2 (point format 2) holds at most 4294967295 points; write format 7",
-          path_.string()));
+          "'{}': write() encodes points in LAS point format 2 or 7 without extra bytes; this "
+          "writer has format {} with {}-byte records (use write_records())",
+          path_.string(), point_format_, record_length_));
     }
     // Validate the whole batch first so that a bad point leaves the file as it was.
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -102,9 +114,29 @@ class LazWriter final : public PointWriter {
         throw IoError(fmt::format("'{}': LASzip cannot write point {}: {}", path_.string(),
                                   points_written_ + i, laszip_message(laszip_)));
       }
-      box_.add(q);
+      tally_.add_first_return(q);
     }
     points_written_ += points.size();
+  }
+
+  void write_records(std::span<const std::byte> records) override {
+    if (records.size() % record_length_ != 0) {
+      throw InvalidInput(
+          fmt::format("'{}': write_records() got {} bytes, not a whole number of {}-byte records",
+                      path_.string(), records.size(), record_length_));
+    }
+    const std::size_t n = records.size() / record_length_;
+    check_open(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::byte* r = records.data() + i * record_length_;
+      record_to_laszip(r, point_format_, record_length_, *point_);
+      if (laszip_write_point(laszip_) != 0) {
+        throw IoError(fmt::format("'{}': LASzip cannot write point {}: {}", path_.string(),
+                                  points_written_ + i, laszip_message(laszip_)));
+      }
+      tally_.add(r, point_format_);
+    }
+    points_written_ += n;
   }
 
   void close() override {
@@ -123,37 +155,98 @@ class LazWriter final : public PointWriter {
       throw IoError(fmt::format("cannot write '{}': {}", path_.string(),
                                 errno != 0 ? std::strerror(errno) : "the stream failed"));
     }
-    LasHeaderFields fields;
-    fields.point_format = point_format_;
+    LasHeaderFields fields = header_fields();
     fields.point_count = points_written_;
-    fields.scale = quantizer_.scale();
-    fields.offset = quantizer_.offset();
-    fields.bounds = box_.to_bounds(fields.scale, fields.offset);
-    patch_header(path_, encode_las_header(fields), las_patched_ranges(point_format_));
+    fields.by_return = tally_.by_return;
+    fields.bounds = tally_.box.to_bounds(fields.scale, fields.offset);
+    if (metadata_ && !metadata_->evlrs.empty()) append_evlrs(fields);
+    patch_header(path_, encode_las_header(fields), las_patched_ranges(las_version_minor(fields)));
   }
 
  private:
+  void check_open(std::size_t adding) const {
+    if (closed_) throw IoError(fmt::format("'{}': write() after close()", path_.string()));
+    const std::uint8_t minor = las_version_minor(header_fields());
+    if (point_format_ <= 5 && minor < 4 &&
+        points_written_ + adding > std::numeric_limits<std::uint32_t>::max()) {
+      throw InvalidInput(fmt::format(
+          "'{}': LAS 1.{} (point format {}) holds at most 4294967295 points; write LAS 1.4",
+          path_.string(), minor, point_format_));
+    }
+  }
+
+  /// The header fields that do not depend on the points.
+  LasHeaderFields header_fields() const {
+    LasHeaderFields f;
+    f.point_format = point_format_;
+    f.record_length = record_length_;
+    f.scale = quantizer_.scale();
+    f.offset = quantizer_.offset();
+    f.metadata = metadata_ ? &*metadata_ : nullptr;
+    if (metadata_) f.evlr_count = static_cast<std::uint32_t>(metadata_->evlrs.size());
+    return f;
+  }
+
+  /// Appends the extended VLRs after what LASzip wrote and sets their positions in `f`.
+  void append_evlrs(LasHeaderFields& f) const {
+    std::error_code ec;
+    f.evlr_start = std::filesystem::file_size(path_, ec);
+    if (ec) {
+      throw IoError(fmt::format("cannot read the size of '{}': {}", path_.string(), ec.message()));
+    }
+    const std::vector<std::byte> evlrs =
+        encode_evlrs(metadata_->evlrs, f.evlr_start, f.waveform_start);
+    std::ofstream out(path_, std::ios::binary | std::ios::app);
+    out.write(reinterpret_cast<const char*>(evlrs.data()),
+              static_cast<std::streamsize>(evlrs.size()));
+    out.close();
+    if (!out) {
+      throw IoError(fmt::format("cannot write the extended VLRs of '{}': {}", path_.string(),
+                                errno != 0 ? std::strerror(errno) : "the stream failed"));
+    }
+  }
+
   void open() {
     laszip_header_struct* h = nullptr;
     laszip_get_header_pointer(laszip_, &h);
     const bool las14 = point_format_ > 5;
+    const LasHeaderFields fields = header_fields();
+    const std::vector<std::byte> encoded = encode_las_header(fields);
     h->version_major = 1;
-    h->version_minor = las14 ? 4 : 2;
-    h->header_size = las_header_size(point_format_);
+    h->version_minor = las_version_minor(fields);
+    h->header_size = static_cast<laszip_U16>(encoded.size());
     h->offset_to_point_data = h->header_size;
-    // Global encoding bit 4 (WKT) is required for point formats 6-10 (LAS 1.4 R15).
-    h->global_encoding = las14 ? 0x10 : 0;
+    h->file_source_ID = load_le<std::uint16_t>(encoded.data(), 4);
+    h->global_encoding = load_le<std::uint16_t>(encoded.data(), 6);
+    std::memcpy(&h->project_ID_GUID_data_1, encoded.data() + 8, 4);
+    std::memcpy(&h->project_ID_GUID_data_2, encoded.data() + 12, 2);
+    std::memcpy(&h->project_ID_GUID_data_3, encoded.data() + 14, 2);
+    std::memcpy(h->project_ID_GUID_data_4, encoded.data() + 16, 8);
+    std::memcpy(h->system_identifier, encoded.data() + 26, 32);
+    h->file_creation_day = load_le<std::uint16_t>(encoded.data(), 90);
+    h->file_creation_year = load_le<std::uint16_t>(encoded.data(), 92);
     h->point_data_format = static_cast<laszip_U8>(point_format_);
-    h->point_data_record_length = las_record_length(point_format_);
+    h->point_data_record_length = record_length_;
     h->x_scale_factor = quantizer_.scale()[0];
     h->y_scale_factor = quantizer_.scale()[1];
     h->z_scale_factor = quantizer_.scale()[2];
     h->x_offset = quantizer_.offset()[0];
     h->y_offset = quantizer_.offset()[1];
     h->z_offset = quantizer_.offset()[2];
-    std::memset(h->generating_software, 0, sizeof(h->generating_software));
-    std::memcpy(h->generating_software, "simlod", 6);
+    std::memcpy(h->generating_software, encoded.data() + 58, 32);
     laszip_preserve_generating_software(laszip_, 1);
+    if (metadata_) {
+      for (const LasVlr& vlr : metadata_->vlrs) {
+        if (vlr.data.size() > 0xFFFF ||
+            laszip_add_vlr(laszip_, vlr.user_id.data(), vlr.record_id,
+                           static_cast<laszip_U16>(vlr.data.size()), vlr.description.data(),
+                           reinterpret_cast<const laszip_U8*>(vlr.data.data())) != 0) {
+          throw InvalidInput(fmt::format("'{}': LASzip cannot add the VLR \"{}\" record {}: {}",
+                                         path_.string(), vlr.user(), vlr.record_id,
+                                         laszip_message(laszip_)));
+        }
+      }
+    }
     // Format 7 uses the native LAS 1.4 (layered) compressor, not the 1.2 compatibility mode.
     if (las14) laszip_request_native_extension(laszip_, 1);
     // LASzip writes through our stream rather than its own FILE*: when its last writes fail,
@@ -180,9 +273,11 @@ class LazWriter final : public PointWriter {
   std::ofstream out_;  ///< the file LASzip writes through (open())
   LasQuantizer quantizer_;
   int point_format_;
+  std::uint16_t record_length_;
+  std::optional<LasMetadata> metadata_;
   laszip_POINTER laszip_ = nullptr;
   laszip_point_struct* point_ = nullptr;
-  IntBox box_;
+  RecordTally tally_;
   bool closed_ = false;
 };
 

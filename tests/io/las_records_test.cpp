@@ -1,0 +1,298 @@
+// LAS point records and metadata end to end: readers deliver each point's record as the file
+// stores it (LAS: the bytes; LAZ: LASzip's point encoded back, checked against the LAS file of
+// the same points and against the rule the shared formats/ files were written by), writers take
+// records of any format with the input's header fields, VLRs and extended VLRs, and a round
+// trip LAS/LAZ -> LAS/LAZ keeps every record byte for byte. Plus the bad inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "las_test_util.hpp"
+#include "simlod/error.hpp"
+#include "simlod/io.hpp"
+#include "temp_dir.hpp"
+#include "test_data.hpp"
+
+namespace simlod::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Records {
+  FileInfo info;
+  std::vector<std::byte> bytes;
+};
+
+/// Every record of `path`, read in batches of `batch` points.
+Records read_records(const fs::path& path, std::size_t batch = 7'777) {
+  ReaderOptions options;
+  options.threads = 3;
+  auto reader = open_reader(path, options);
+  Records r{reader->info(), {}};
+  std::vector<Point> points(batch);
+  std::vector<std::byte> records(batch * r.info.record_length);
+  for (std::size_t n; (n = reader->read(points, records)) > 0;) {
+    r.bytes.insert(r.bytes.end(), records.begin(),
+                   records.begin() + static_cast<std::ptrdiff_t>(n * r.info.record_length));
+  }
+  return r;
+}
+
+/// The point records of an uncompressed LAS file, straight from its bytes.
+std::vector<std::byte> file_records(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> file{std::istreambuf_iterator<char>(in), {}};
+  std::uint32_t offset = 0;
+  std::uint16_t length = 0;
+  std::memcpy(&offset, file.data() + 96, 4);
+  std::memcpy(&length, file.data() + 105, 2);
+  const FileInfo info = read_info(path);
+  const auto* begin = reinterpret_cast<const std::byte*>(file.data()) + offset;
+  return {begin, begin + info.point_count * length};
+}
+
+template <class T>
+T field(const std::vector<std::byte>& records, std::size_t length, std::size_t i,
+        std::size_t offset) {
+  T v;
+  std::memcpy(&v, records.data() + i * length + offset, sizeof(T));
+  return v;
+}
+
+bool has_laz_only(int format) {
+  return format == 0 || format == 2 || format == 4 || format == 5 || format == 10;
+}
+
+/// The rule of the shared formats/ files (their README), checked on every record.
+void expect_rule(const Records& r) {
+  const int f = r.info.point_format;
+  const std::size_t len = r.info.record_length;
+  ASSERT_EQ(r.bytes.size(), 100'000 * len);
+  const bool time = f != 0 && f != 2;
+  const std::size_t rgb = f == 2                          ? 20
+                          : (f == 3 || f == 5)            ? 28
+                          : (f == 7 || f == 8 || f == 10) ? 30
+                                                          : 0;
+  for (std::size_t i = 0; i < 100'000; ++i) {
+    ASSERT_EQ(field<std::int32_t>(r.bytes, len, i, 0), static_cast<std::int32_t>(i % 1000)) << i;
+    ASSERT_EQ(field<std::int32_t>(r.bytes, len, i, 4), static_cast<std::int32_t>(i / 1000)) << i;
+    ASSERT_EQ(field<std::int32_t>(r.bytes, len, i, 8), static_cast<std::int32_t>((i * 7) % 500));
+    ASSERT_EQ(field<std::uint16_t>(r.bytes, len, i, 12), i & 0xFFFF) << i;
+    if (time) {
+      const double t = field<double>(r.bytes, len, i, f > 5 ? 22 : 20);
+      ASSERT_NEAR(t, static_cast<double>(i) * 0.001, 1e-9) << i;
+    }
+    if (rgb != 0) {
+      ASSERT_EQ(field<std::uint16_t>(r.bytes, len, i, rgb), i & 255) << i;
+    }
+    if (f == 8 || f == 10) {
+      ASSERT_EQ(field<std::uint16_t>(r.bytes, len, i, 36), 7) << i;
+    }
+    if (f > 5) {
+      ASSERT_EQ(field<std::uint8_t>(r.bytes, len, i, 16), i % 20) << i;
+      ASSERT_EQ(field<std::uint8_t>(r.bytes, len, i, 14), 0x11) << i;  // return 1 of 1
+    } else {
+      ASSERT_EQ(field<std::uint8_t>(r.bytes, len, i, 14) & 0x3F, 0x09) << i;
+    }
+  }
+}
+
+TEST(LasRecords, ReadersDeliverTheFileRecords) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  for (int f = 0; f <= 10; ++f) {
+    SCOPED_TRACE(f);
+    if (!has_laz_only(f)) {
+      const fs::path las = data / "formats" / ("f" + std::to_string(f) + ".las");
+      const Records r = read_records(las);
+      EXPECT_EQ(r.bytes, file_records(las));
+      expect_rule(r);
+      if (laz_supported()) {
+        // LASzip's points encoded back are the LAS file's records, byte for byte.
+        EXPECT_EQ(read_records(data / "formats" / ("f" + std::to_string(f) + ".laz"), 50'001).bytes,
+                  r.bytes);
+      }
+    } else if (laz_supported()) {
+      expect_rule(read_records(data / "formats" / ("f" + std::to_string(f) + ".laz")));
+    }
+  }
+}
+
+/// Writes `r` with the metadata of `source` to `out` (its format from the extension).
+void write_copy(const Records& r, const LasMetadata& metadata, const fs::path& out) {
+  WriterOptions w;
+  w.scale = r.info.scale;
+  w.las_offset = r.info.offset;
+  w.las_point_format = r.info.point_format;
+  w.las_record_length = static_cast<std::uint16_t>(r.info.record_length);
+  w.las_metadata = metadata;
+  auto writer = create_writer(out, w);
+  // Uneven pieces, to cross the writers' blocks and LASzip's chunks.
+  const std::size_t len = r.info.record_length;
+  for (std::size_t at = 0; at < r.bytes.size();) {
+    const std::size_t n = std::min(r.bytes.size() - at, 33'333 * len);
+    writer->write_records(std::span(r.bytes).subspan(at, n));
+    at += n;
+  }
+  writer->close();
+}
+
+void expect_same_vlrs(const std::vector<LasVlr>& a, const std::vector<LasVlr>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].user_id, b[i].user_id);
+    EXPECT_EQ(a[i].record_id, b[i].record_id);
+    EXPECT_EQ(a[i].description, b[i].description);
+    EXPECT_EQ(a[i].data, b[i].data);
+  }
+}
+
+TEST(LasRecords, RoundTripKeepsEveryRecordAndVlr) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  TempDir dir;
+  for (const fs::path& in : {data / "formats" / "f1.las", data / "formats" / "f6.las",
+                             data / "formats" / "f9.las", data / "haystack_rock.las"}) {
+    SCOPED_TRACE(in.string());
+    const Records r = read_records(in);
+    const LasMetadata m = read_las_metadata(in);
+    write_copy(r, m, dir / "copy.las");
+    const Records back = read_records(dir / "copy.las");
+    EXPECT_EQ(back.bytes, r.bytes);
+    EXPECT_EQ(back.info.bounds, r.info.bounds);
+    EXPECT_EQ(back.info.scale, r.info.scale);
+    EXPECT_EQ(back.info.offset, r.info.offset);
+    EXPECT_EQ(back.info.version, r.info.version);
+    const LasMetadata mb = read_las_metadata(dir / "copy.las");
+    expect_same_vlrs(mb.vlrs, m.vlrs);
+    EXPECT_EQ(mb.system_identifier, m.system_identifier);
+    EXPECT_EQ(mb.generating_software, m.generating_software);
+    EXPECT_EQ(mb.global_encoding, m.global_encoding);
+    EXPECT_EQ(mb.project_guid, m.project_guid);
+    if (!laz_supported()) continue;
+    write_copy(r, m, dir / "copy.laz");
+    const Records z = read_records(dir / "copy.laz", 20'000);
+    EXPECT_EQ(z.bytes, r.bytes);
+    EXPECT_EQ(z.info.bounds, r.info.bounds);
+    expect_same_vlrs(read_las_metadata(dir / "copy.laz").vlrs, m.vlrs);
+  }
+  // haystack_rock.las keeps its coordinate reference system (GeoKeyDirectoryTag, 34735).
+  const LasMetadata m = read_las_metadata(data / "haystack_rock.las");
+  bool geokeys = false;
+  for (const LasVlr& v : m.vlrs) geokeys |= v.user() == "LASF_Projection" && v.record_id == 34735;
+  EXPECT_TRUE(geokeys);
+}
+
+TEST(LasRecords, ExtendedVlrsAndExtraBytesSurvive) {
+  TempDir dir;
+  // Format 6 with 3 extra bytes a point, one VLR and two extended VLRs, as LAS and LAZ.
+  constexpr std::uint16_t kLength = 33;
+  std::vector<std::byte> records(1000 * kLength);
+  for (std::size_t i = 0; i < 1000; ++i) {
+    std::byte* r = records.data() + i * kLength;
+    const std::int32_t xyz[3] = {static_cast<std::int32_t>(i), -static_cast<std::int32_t>(i), 7};
+    std::memcpy(r, xyz, 12);
+    r[14] = std::byte{static_cast<unsigned char>(((i % 3) + 1) | (3 << 4))};  // return (i%3)+1 of 3
+    r[16] = std::byte{static_cast<unsigned char>(i % 200)};                   // classes above 31
+    for (std::size_t k = 30; k < kLength; ++k) r[k] = std::byte{static_cast<unsigned char>(i + k)};
+  }
+  LasMetadata m;
+  m.version_minor = 4;
+  m.global_encoding = 0x10;
+  auto vlr = [](const char* user, std::uint16_t id, std::size_t size) {
+    LasVlr v;
+    std::strncpy(v.user_id.data(), user, v.user_id.size());
+    v.record_id = id;
+    std::strncpy(v.description.data(), "test record", v.description.size());
+    for (std::size_t k = 0; k < size; ++k)
+      v.data.push_back(std::byte{static_cast<unsigned char>(k)});
+    return v;
+  };
+  m.vlrs = {vlr("LASF_Spec", 4, 192)};
+  m.evlrs = {vlr("LASF_Projection", 2112, 100'000), vlr("simlod_test", 1, 5)};
+  for (const char* name : {"e.las", "e.laz"}) {
+    if (std::string(name) == "e.laz" && !laz_supported()) continue;
+    SCOPED_TRACE(name);
+    WriterOptions w;
+    w.scale = {0.01, 0.01, 0.01};
+    w.las_offset = std::array<double, 3>{100.0, 200.0, 0.0};
+    w.las_point_format = 6;
+    w.las_record_length = kLength;
+    w.las_metadata = m;
+    auto writer = create_writer(dir / name, w);
+    writer->write_records(records);
+    writer->close();
+    const Records back = read_records(dir / name, 333);
+    EXPECT_EQ(back.bytes, records);
+    EXPECT_EQ(back.info.offset, (std::array<double, 3>{100.0, 200.0, 0.0}));
+    const LasMetadata mb = read_las_metadata(dir / name);
+    expect_same_vlrs(mb.vlrs, m.vlrs);
+    expect_same_vlrs(mb.evlrs, m.evlrs);
+  }
+}
+
+TEST(LasRecords, BadRequestsAreClearErrors) {
+  TempDir dir;
+  const auto points = synthetic_points(100);
+  write_points(dir / "a.las", points, WriterOptions{});
+  write_points(dir / "a.sim", points, WriterOptions{});
+  {  // a records span too small for the batch
+    auto reader = open_reader(dir / "a.las");
+    std::vector<Point> out(10);
+    std::vector<std::byte> records(10 * reader->info().record_length - 1);
+    EXPECT_THROW((void)reader->read(out, records), InvalidInput);
+    EXPECT_EQ(reader->points_read(), 0u);  // nothing was consumed
+  }
+  {  // a format without LAS records
+    auto reader = open_reader(dir / "a.sim");
+    std::vector<Point> out(10);
+    std::vector<std::byte> records(1000);
+    try {
+      (void)reader->read(out, records);
+      FAIL() << "no error";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find("has no LAS point records"), std::string::npos)
+          << e.what();
+    }
+  }
+  {  // records to a writer that does not take them, or not whole records
+    auto sim = create_writer(dir / "b.sim", WriterOptions{});
+    EXPECT_THROW(sim->write_records(std::vector<std::byte>(26)), InvalidInput);
+    auto las = create_writer(dir / "b.las", WriterOptions{});
+    EXPECT_THROW(las->write_records(std::vector<std::byte>(27)), InvalidInput);
+    las->write_records(std::vector<std::byte>(26 * 2));
+    las->close();
+    EXPECT_EQ(read_info(dir / "b.las").point_count, 2u);
+  }
+  {  // write() needs format 2 or 7 without extra bytes
+    WriterOptions w;
+    w.las_point_format = 6;
+    auto las = create_writer(dir / "c.las", w);
+    EXPECT_THROW(las->write(points), InvalidInput);
+    w.las_point_format = 2;
+    w.las_record_length = 30;
+    auto longer = create_writer(dir / "d.las", w);
+    EXPECT_THROW(longer->write(points), InvalidInput);
+  }
+  {  // options the writer refuses before creating anything
+    WriterOptions w;
+    w.las_point_format = 11;
+    EXPECT_THROW((void)create_writer(dir / "e.las", w), InvalidInput);
+    w.las_point_format = 6;
+    w.las_record_length = 29;
+    EXPECT_THROW((void)create_writer(dir / "e.las", w), InvalidInput);
+    w.las_record_length = 0;
+    w.las_metadata = LasMetadata{};
+    w.las_metadata->vlrs.push_back(LasVlr{});
+    w.las_metadata->vlrs.back().data.resize(70'000);  // more than a VLR holds
+    EXPECT_THROW((void)create_writer(dir / "e.las", w), InvalidInput);
+    EXPECT_FALSE(fs::exists(dir / "e.las"));
+  }
+  EXPECT_THROW((void)las_min_record_length(11), InvalidInput);
+  EXPECT_EQ(las_min_record_length(10), 67);
+}
+
+}  // namespace
+}  // namespace simlod::test
