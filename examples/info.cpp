@@ -1,7 +1,9 @@
 // simlod-info: prints what a point-cloud file's header says (for PLY, which has no bounds in
-// its header, the bounds come from one pass over the vertices).
+// its header, the bounds come from one pass over the vertices). For LAS/LAZ also its
+// coordinate reference system and VLRs, and (one pass over the points, unless --header-only)
+// the points per return number and per classification and the range of every attribute.
 //
-//   simlod-info FILE [--json]
+//   simlod-info FILE [--json] [--header-only]
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +14,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "common/las_summary.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
 
@@ -52,9 +55,39 @@ std::string bounds_text(const FileInfo& info, const std::array<double, 3>& v) {
   return s;
 }
 
-void print_text(const FileInfo& info) {
+/// What simlod-info adds for LAS/LAZ files.
+struct LasExtras {
+  simlod::LasMetadata metadata;
+  simlod::examples::LasCrs crs;
+  std::optional<simlod::examples::LasAttributeSummary> summary;  ///< none: --header-only
+};
+
+LasExtras las_extras(const FileInfo& info, bool header_only) {
+  LasExtras x;
+  x.metadata = simlod::read_las_metadata(info.path);
+  x.crs = simlod::examples::las_crs(x.metadata);
+  if (header_only) return x;
+  auto reader = simlod::open_reader(info.path);
+  constexpr std::size_t kBatch = 1 << 18;
+  std::vector<simlod::Point> points(kBatch);
+  std::vector<std::byte> records(kBatch * info.record_length);
+  simlod::examples::LasAttributeSummary s;
+  for (std::size_t n; (n = reader->read(points, records)) > 0;) {
+    s.add(records, n, info.point_format, info.record_length);
+  }
+  x.summary = std::move(s);
+  return x;
+}
+
+std::string vlr_name(const simlod::LasVlr& v) {
+  const auto end = std::find(v.description.begin(), v.description.end(), '\0');
+  return fmt::format("{} {} \"{}\" ({} bytes)", v.user(), v.record_id,
+                     std::string(v.description.begin(), end), v.data.size());
+}
+
+void print_text(const FileInfo& info, const LasExtras* las) {
   const auto row = [](std::string_view key, const std::string& value) {
-    fmt::print("{:<15}{}\n", key, value);
+    fmt::print("{:<16}{}\n", key, value);
   };
   row("file", info.path.string());
   row("format", info.version.empty()
@@ -71,10 +104,32 @@ void print_text(const FileInfo& info) {
   }
   row("colour", color_text(info));
   if (!info.generator.empty()) row("generator", info.generator);
+  if (las == nullptr) return;
+  row("crs", las->crs.text());
+  row("vlrs", fmt::format("{}", las->metadata.vlrs.size()));
+  for (const auto& v : las->metadata.vlrs) row("", vlr_name(v));
+  if (!las->metadata.evlrs.empty()) {
+    row("extended vlrs", fmt::format("{}", las->metadata.evlrs.size()));
+    for (const auto& v : las->metadata.evlrs) row("", vlr_name(v));
+  }
+  if (!las->summary) return;
+  const auto& s = *las->summary;
+  for (const auto& [r, n] : s.returns)
+    row(r == s.returns.begin()->first ? "returns" : "", fmt::format("{}: {}", r, n));
+  for (const auto& [c, n] : s.classes) {
+    const char* name = simlod::examples::asprs_class_name(c);
+    row(c == s.classes.begin()->first ? "classes" : "",
+        fmt::format("{}{}: {}", c, *name != '\0' ? fmt::format(" {}", name) : "", n));
+  }
+  row("flags", fmt::format("synthetic {}, key-point {}, withheld {}, overlap {}", s.synthetic,
+                           s.keypoint, s.withheld, s.overlap));
+  for (const auto& [name, r] : s.ranges) {
+    if (r.any) row(name, fmt::format("{} .. {}", r.min, r.max));
+  }
 }
 
 // Fields that do not apply to a format (LAS point format of a PLY file) are null.
-void print_json(const FileInfo& info) {
+void print_json(const FileInfo& info, const LasExtras* las) {
   using simlod::examples::json_array;
   using simlod::examples::json_string;
   const std::string null = "null";
@@ -93,8 +148,51 @@ void print_json(const FileInfo& info) {
   s += fmt::format("  \"offset\": {},\n", is_las(info) ? json_array(info.offset) : null);
   s += fmt::format("  \"has_color\": {},\n", info.has_color);
   s += fmt::format("  \"color_16bit\": {},\n", info.has_color && info.color_16bit);
-  s += fmt::format("  \"generator\": {}\n", json_string(info.generator));
-  s += "}\n";
+  s += fmt::format("  \"generator\": {}", json_string(info.generator));
+  if (las != nullptr) {
+    const auto& crs = las->crs;
+    s += fmt::format(
+        ",\n  \"crs\": {{\"epsg\": {}, \"vertical_epsg\": {}, \"citation\": {}, \"wkt\": {}}}",
+        crs.epsg ? fmt::format("{}", *crs.epsg) : null,
+        crs.vertical_epsg ? fmt::format("{}", *crs.vertical_epsg) : null, json_string(crs.citation),
+        json_string(crs.wkt));
+    const auto vlrs = [&](const std::vector<simlod::LasVlr>& list) {
+      std::string a = "[";
+      for (const auto& v : list) {
+        const auto end = std::find(v.description.begin(), v.description.end(), '\0');
+        a += fmt::format(
+            "{}{{\"user_id\": {}, \"record_id\": {}, \"description\": {}, \"bytes\": {}}}",
+            a.size() > 1 ? ", " : "", json_string(v.user()), v.record_id,
+            json_string(std::string(v.description.begin(), end)), v.data.size());
+      }
+      return a + "]";
+    };
+    s += fmt::format(",\n  \"vlrs\": {},\n  \"evlrs\": {}", vlrs(las->metadata.vlrs),
+                     vlrs(las->metadata.evlrs));
+    if (las->summary) {
+      const auto& sum = *las->summary;
+      const auto counts = [](const std::map<unsigned, std::uint64_t>& m) {
+        std::string a = "{";
+        for (const auto& [k, n] : m)
+          a += fmt::format("{}\"{}\": {}", a.size() > 1 ? ", " : "", k, n);
+        return a + "}";
+      };
+      s += fmt::format(",\n  \"returns\": {},\n  \"classes\": {}", counts(sum.returns),
+                       counts(sum.classes));
+      s += fmt::format(
+          ",\n  \"flags\": {{\"synthetic\": {}, \"keypoint\": {}, \"withheld\": {}, \"overlap\": "
+          "{}}}",
+          sum.synthetic, sum.keypoint, sum.withheld, sum.overlap);
+      std::string ranges = "{";
+      for (const auto& [name, r] : sum.ranges) {
+        if (!r.any) continue;
+        ranges += fmt::format("{}\"{}\": {{\"min\": {}, \"max\": {}}}",
+                              ranges.size() > 1 ? ", " : "", name, r.min, r.max);
+      }
+      s += fmt::format(",\n  \"attributes\": {}", ranges + "}");
+    }
+  }
+  s += "\n}\n";
   fmt::print("{}", s);
 }
 
@@ -104,17 +202,22 @@ int main(int argc, char** argv) {
   CLI::App app{"Prints the header information of a LAS, LAZ, SIM or PLY point-cloud file.",
                "simlod-info"};
   std::string path;
-  bool json = false;
+  bool json = false, header_only = false;
   app.add_option("file", path, "Point-cloud file (.las, .laz, .sim, .ply)")->required();
   app.add_flag("--json", json, "Print JSON instead of text");
+  app.add_flag("--header-only", header_only,
+               "LAS/LAZ: the header, CRS and VLRs only, without the pass over the points "
+               "(counts per return and class, attribute ranges)");
   CLI11_PARSE(app, argc, argv);
 
   try {
     const FileInfo info = simlod::read_info(path);
+    std::optional<LasExtras> las;
+    if (is_las(info)) las = las_extras(info, header_only);
     if (json) {
-      print_json(info);
+      print_json(info, las ? &*las : nullptr);
     } else {
-      print_text(info);
+      print_text(info, las ? &*las : nullptr);
     }
     std::fflush(stdout);
     return 0;

@@ -54,6 +54,15 @@ simlod_tool_test(tool_info_json NEEDS_DATA
   STEP info <DATA>/lion_takanawa.las --json "OUT=^{.*}" "OUT=\"points\": 341989,"
        "OUT=\"format\": \"LAS\"," "OUT=\"bounds\": {\"min\": .[-0-9]" "OUT=\"has_color\": true,")
 
+# LAS/LAZ: the CRS, the VLRs, and counts and ranges from one pass over the points.
+simlod_tool_test(tool_info_las_attributes NEEDS_DATA
+  STEP info <DATA>/haystack_rock.las "OUT=crs +EPSG:3645 \\+ vertical EPSG:5703"
+       "OUT=LASF_Projection 34735" "OUT=classes +0 never classified: 21932"
+       "OUT=returns +1: 21932"
+  STEP info <DATA>/formats/f8.las --json "OUT=\"classes\": {\"0\": 5000,"
+       "OUT=\"nir\": {\"min\": 7, \"max\": 7}" "OUT=\"returns\": {\"1\": 100000}"
+  STEP info <DATA>/haystack_rock.las --header-only "OUT=crs +EPSG:3645")
+
 # simlod-convert: LAS -> SIM -> LAS keeps every point; synthetic scenes.
 simlod_tool_test(tool_convert_las_sim_las NEEDS_DATA
   STEP convert <DATA>/lion_takanawa.las <WORK>/lion.sim "OUT=wrote 341989 points"
