@@ -1,13 +1,14 @@
 // simlod-convert: converts between point-cloud formats, streaming batch by batch, or writes a
 // synthetic scene.
 //
-//   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 2|7] [--batch N] [--threads N]
+//   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 0-10] [--batch N] [--threads N]
 //   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton|random]
 //
-// Formats come from the extensions. LAS/LAZ to LAS/LAZ in the input's point format and scale
-// copies the point records as they are (every attribute, extra bytes, the integer
-// coordinates) with the header fields, VLRs and extended VLRs: nothing is lost. Otherwise
-// georeferenced coordinates are kept (points are read relative to the input's origin and
+// Formats come from the extensions. LAS/LAZ to LAS/LAZ copies the point records (every
+// attribute, extra bytes, the integer coordinates) with the header fields, VLRs and extended
+// VLRs: in the input's point format and scale nothing is lost; another --point-format or
+// --scale converts the records and a warning names what the target could not hold. Other
+// conversions keep georeferenced coordinates (points are read relative to the input's origin and
 // written with that origin added back; SIM has no origin field, so SIM output holds
 // coordinates relative to the input's origin), and what the output cannot hold is named in a
 // warning.
@@ -42,7 +43,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string order = "scan";
   std::vector<double> scale;
-  int point_format = 0;  // 0: chosen from the input
+  int point_format = -1;  // -1: chosen from the input
   std::size_t batch = 1'000'000;
   unsigned threads = 0;
   bool progress = false;
@@ -65,14 +66,21 @@ simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
   if (input != nullptr) {
     w.origin = input->origin;
     if (is_las(input->format)) w.scale = input->scale;  // keep the input's precision
-    if (input->point_format >= 6) w.las_point_format = 7;
+    // Never invent colour: a colourless input gets a format without RGB.
+    w.las_point_format = input->has_color ? 2 : 0;
   }
   if (opt.scale.size() == 1) w.scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
   if (opt.scale.size() == 3) w.scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
-  if (opt.point_format != 0) w.las_point_format = opt.point_format;
+  if (opt.point_format >= 0) w.las_point_format = opt.point_format;
   if (!is_las(simlod::format_from_extension(out))) {
     if (!opt.scale.empty()) warn("--scale applies to LAS/LAZ output only; ignored");
-    if (opt.point_format != 0) warn("--point-format applies to LAS/LAZ output only; ignored");
+    if (opt.point_format >= 0) warn("--point-format applies to LAS/LAZ output only; ignored");
+  } else if (w.las_point_format != 0 && w.las_point_format != 2 && w.las_point_format != 6 &&
+             w.las_point_format != 7) {
+    throw simlod::InvalidInput(fmt::format(
+        "--point-format {} keeps attributes that only LAS/LAZ input has; from {} input write "
+        "format 0, 2, 6 or 7",
+        w.las_point_format, input != nullptr ? simlod::to_string(input->format) : "synthetic"));
   }
   return w;
 }
@@ -99,21 +107,6 @@ std::uint64_t write_all(const Source& source, std::uint64_t total, const fs::pat
   writer->close();
   progress.finish();
   return done;
-}
-
-/// True when LAS/LAZ input goes to LAS/LAZ output in its own point format and scale: the
-/// records can be copied.
-bool copies_records(const Options& opt, const simlod::FileInfo& in, const fs::path& out) {
-  if (!is_las(in.format) || !is_las(simlod::format_from_extension(out))) return false;
-  if (opt.point_format != 0 && opt.point_format != in.point_format) return false;
-  if (opt.scale.size() == 1)
-    return opt.scale[0] == in.scale[0] && opt.scale[0] == in.scale[1] &&
-           opt.scale[0] == in.scale[2];
-  if (opt.scale.size() == 3) {
-    return opt.scale[0] == in.scale[0] && opt.scale[1] == in.scale[1] &&
-           opt.scale[2] == in.scale[2];
-  }
-  return true;
 }
 
 /// What LAS/LAZ input loses when its points are re-encoded (another point format or scale,
@@ -143,16 +136,23 @@ std::string what_is_lost(const simlod::FileInfo& in, const simlod::LasMetadata& 
   return lost;
 }
 
-/// Copies the LAS records of `reader` into a new LAS/LAZ file at `out`.
+/// Copies the LAS records of `reader` into a new LAS/LAZ file at `out`, converted to
+/// --point-format and --scale where those differ from the input's (the extra bytes kept).
 std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, const fs::path& out,
                            const Options& opt) {
   const simlod::FileInfo& info = reader.info();
   simlod::WriterOptions w;
   w.scale = info.scale;
+  if (opt.scale.size() == 1) w.scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
+  if (opt.scale.size() == 3) w.scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
   w.las_offset = info.offset;
-  w.las_point_format = info.point_format;
-  w.las_record_length = static_cast<std::uint16_t>(info.record_length);
+  w.las_point_format = opt.point_format >= 0 ? opt.point_format : info.point_format;
+  const int extra =
+      static_cast<int>(info.record_length) - simlod::las_min_record_length(info.point_format);
+  w.las_record_length =
+      static_cast<std::uint16_t>(simlod::las_min_record_length(w.las_point_format) + extra);
   w.las_metadata = simlod::read_las_metadata(in);
+  const bool same = w.las_point_format == info.point_format && w.scale == info.scale;
   auto writer = simlod::create_writer(out, w);
   const auto mode = opt.quiet      ? ProgressBar::Mode::Off
                     : opt.progress ? ProgressBar::Mode::Force
@@ -162,18 +162,33 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
       static_cast<std::size_t>(std::clamp<std::uint64_t>(info.point_count, 1, opt.batch));
   std::vector<simlod::Point> batch(batch_points);
   std::vector<std::byte> records(batch_points * info.record_length);
+  std::vector<std::byte> converted(same ? 0 : batch_points * w.las_record_length);
+  simlod::LasTranscodeLoss loss;
   std::uint64_t done = 0;
   for (std::size_t n; (n = reader.read(batch, records)) > 0;) {
-    writer->write_records(std::span<const std::byte>(records).first(n * info.record_length));
+    if (same) {
+      writer->write_records(std::span<const std::byte>(records).first(n * info.record_length));
+    } else {
+      simlod::transcode_las_records(records, n, info.point_format, info.record_length, info.scale,
+                                    info.offset, converted, w.las_point_format, w.las_record_length,
+                                    w.scale, info.offset, done, loss);
+      writer->write_records(std::span<const std::byte>(converted).first(n * w.las_record_length));
+    }
     done += n;
     progress.update(done);
   }
   writer->close();
   progress.finish();
+  const std::string lost = loss.text();
+  if (!lost.empty()) {
+    warn(fmt::format("point format {} to {}{}: {}", info.point_format, w.las_point_format,
+                     w.scale == info.scale ? "" : " at the new scale", lost));
+  }
   if (!opt.quiet) {
-    fmt::print("kept every attribute of point format {} ({}-byte records) and {} VLRs\n",
-               info.point_format, info.record_length,
-               w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size());
+    fmt::print("kept {}every attribute of point format {} ({}-byte records) and {} VLRs{}\n",
+               lost.empty() ? "" : "otherwise ", info.point_format, info.record_length,
+               w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size(),
+               same ? "" : fmt::format(", written as point format {}", w.las_point_format));
   }
   return done;
 }
@@ -224,15 +239,12 @@ int run(const Options& opt) {
     simlod::ReaderOptions ro;
     ro.threads = opt.threads;
     const auto reader = simlod::open_reader(in, ro);
-    if (copies_records(opt, reader->info(), out)) {
+    if (is_las(reader->info().format) && is_las(simlod::format_from_extension(out))) {
       written = copy_records(*reader, in, out, opt);
     } else {
       if (is_las(reader->info().format)) {
-        warn(fmt::format("'{}' is written from simlod points (XYZ and colour){}: {} are not kept",
+        warn(fmt::format("'{}' is written from simlod points (XYZ and colour): {} are not kept",
                          out.string(),
-                         is_las(simlod::format_from_extension(out))
-                             ? " because its point format or scale differs from the input's"
-                             : "",
                          what_is_lost(reader->info(), simlod::read_las_metadata(in))));
       }
       const auto wo = writer_options(opt, out, &reader->info());
@@ -275,10 +287,11 @@ int main(int argc, char** argv) {
       ->expected(1, 3)
       ->check(CLI::PositiveNumber);
   app.add_option("--point-format", opt.point_format,
-                 "LAS/LAZ output: point data format 2 (LAS 1.2) or 7 (LAS 1.4), re-encoding the "
-                 "points (default: LAS/LAZ input keeps its format, every attribute and its VLRs; "
-                 "other input: 2)")
-      ->check(CLI::IsMember({2, 7}));
+                 "LAS/LAZ output: point data format 0-10 (default: LAS/LAZ input keeps its "
+                 "format, every attribute and its VLRs; other input: 2 with colour, 0 without). "
+                 "From LAS/LAZ input the records are converted and a warning names what the "
+                 "format cannot hold; other input takes 0, 2, 6 or 7")
+      ->check(CLI::Range(0, 10));
   app.add_option("--batch", opt.batch, "Points per batch")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}))
       ->capture_default_str();

@@ -80,7 +80,19 @@ simlod_tool_test(tool_convert_keeps_every_attribute NEEDS_DATA
   STEP convert <WORK>/h.las <WORK>/h.sim "ERR=warning: .*h.sim' is written from simlod points"
        "ERR=intensity, return numbers, classification" "ERR=LASF_Projection 34735"
   STEP convert <WORK>/h.las <WORK>/h2.las --point-format 2
-       "ERR=because its point format or scale differs")
+       "ERR=point format 0 to 2: RGB \\(absent in the input\\) written as 0"
+  STEP info <WORK>/h2.las --header-only "OUT=crs +EPSG:3645")
+# Another point format converts the records and names what the target cannot hold; a
+# colourless input never gets invented RGB.
+simlod_tool_test(tool_convert_point_format NEEDS_DATA
+  STEP convert <DATA>/formats/f6.las <WORK>/f2.las --point-format 2
+       "ERR=point format 6 to 2: GPS time: 99999 points, RGB \\(absent in the input\\) written as 0"
+       "OUT=written as point format 2"
+  STEP info <WORK>/f2.las --json "OUT=\"point_format\": 2," "OUT=\"classes\": {\"0\": 5000,"
+  STEP convert <DATA>/bun_zipper.ply <WORK>/bunny.las -q
+  STEP info <WORK>/bunny.las --header-only "OUT=point format +0"
+  STEP convert <DATA>/bun_zipper.ply <WORK>/bunny3.las --point-format 3 RC=1
+       "ERR=--point-format 3 keeps attributes that only LAS/LAZ input has")
 if(LASzip_FOUND)
   simlod_tool_test(tool_convert_laz_keeps_every_attribute NEEDS_DATA
     STEP convert <DATA>/formats/f8.las <WORK>/f8.laz -q
@@ -137,7 +149,7 @@ simlod_tool_test(tool_unknown_extension
 simlod_tool_test(tool_usage_errors
   STEP convert RC=106 "ERR=files is required"
   STEP convert --synthetic 10 <WORK>/a.sim <WORK>/b.sim RC=105 "ERR=with --synthetic"
-  STEP convert a.las b.las --point-format 3 RC=105)
+  STEP convert a.las b.las --point-format 11 RC=105)
 
 # simlod-render: builds the octree and writes one PNG per view; bad input is a clear error.
 simlod_tool_test(tool_render_synthetic

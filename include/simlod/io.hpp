@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -91,6 +92,31 @@ struct LasMetadata {
 /// format outside 0-10.
 [[nodiscard]] int las_min_record_length(int point_format);
 
+/// What converting LAS records to another point format or scale could not keep: per
+/// attribute, the points whose value was dropped or changed (an attribute the target format
+/// lacks counts the points where it was not 0). Attributes the target has and the source lacks
+/// are written as 0 and named in `zeroed`.
+struct LasTranscodeLoss {
+  std::map<std::string, std::uint64_t> points;
+  std::vector<std::string> zeroed;
+  /// "classification above 31: 120 points, GPS time: 100000 points" ("" when nothing was lost).
+  [[nodiscard]] std::string text() const;
+};
+
+/// Converts `count` records from point format `from` (`from_length` bytes each) to format `to`
+/// (`to_length` bytes each: to's fields, then the source's extra bytes as far as they fit) and,
+/// when `scale`/`offset` differ from `from_scale`/`from_offset`, re-quantises the integer
+/// coordinates (x = X * scale + offset). Common fields are copied (LAS 1.4 return numbers,
+/// classes and the scan angle mapped to the legacy fields and back); `loss` adds up what did
+/// not fit. Throws InvalidInput naming the point (`first_index` + its position) whose
+/// coordinate leaves the 32-bit range at the new scale.
+void transcode_las_records(std::span<const std::byte> in, std::size_t count, int from,
+                           std::size_t from_length, const std::array<double, 3>& from_scale,
+                           const std::array<double, 3>& from_offset, std::span<std::byte> out,
+                           int to, std::size_t to_length, const std::array<double, 3>& scale,
+                           const std::array<double, 3>& offset, std::uint64_t first_index,
+                           LasTranscodeLoss& loss);
+
 /// The metadata of a LAS or LAZ file (header and VLRs only, cheap). Throws IoError or
 /// InvalidInput (a bad header, a VLR list that does not fit), naming the file and byte offset.
 [[nodiscard]] LasMetadata read_las_metadata(const std::filesystem::path& path);
@@ -166,8 +192,8 @@ struct WriterOptions {
   std::array<double, 3> origin{0.0, 0.0, 0.0};
   /// LAS/LAZ quantisation step per axis.
   std::array<double, 3> scale{0.001, 0.001, 0.001};
-  /// LAS/LAZ point data format: 2 (LAS 1.2) or 7 (LAS 1.4) for write(); any of 0-10 for
-  /// write_records().
+  /// LAS/LAZ point data format: 0 or 2 (LAS 1.2; 0 without colour), 6 or 7 (LAS 1.4) for
+  /// write(); any of 0-10 for write_records().
   int las_point_format = 2;
   /// LAS/LAZ header offset; none: the origin rounded to whole units. Records passed to
   /// write_records() hold integers relative to it (keep the input's scale and offset).

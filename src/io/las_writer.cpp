@@ -22,15 +22,17 @@ namespace {
 /// Points encoded per write to the file (about 2-2.4 MB of records).
 constexpr std::size_t kBlockPoints = 1 << 16;
 
-/// One record: X, Y, Z, return 1 of 1, 8-bit colour stored as 16 bits (value * 257).
+/// One record: X, Y, Z, return 1 of 1, 8-bit colour stored as 16 bits (value * 257) where
+/// the format has RGB (2, 7; not 0, 6).
 void encode_record(std::byte* r, int point_format, const std::array<std::int32_t, 3>& q,
                    std::uint32_t rgba) {
   store_le<std::int32_t>(r, 0, q[0]);
   store_le<std::int32_t>(r, 4, q[1]);
   store_le<std::int32_t>(r, 8, q[2]);
   // Byte 14 packs return number and number of returns: 3+3 bits (formats 0-5), 4+4 (6-10).
-  store_le<std::uint8_t>(r, 14, point_format == 7 ? 0x11 : 0x09);
+  store_le<std::uint8_t>(r, 14, point_format > 5 ? 0x11 : 0x09);
   const std::size_t rgb = kLasRgbOffset[static_cast<std::size_t>(point_format)];
+  if (rgb == 0) return;
   store_le<std::uint16_t>(r, rgb, static_cast<std::uint16_t>(red_of(rgba) * 257));
   store_le<std::uint16_t>(r, rgb + 2, static_cast<std::uint16_t>(green_of(rgba) * 257));
   store_le<std::uint16_t>(r, rgb + 4, static_cast<std::uint16_t>(blue_of(rgba) * 257));
@@ -61,10 +63,10 @@ class LasWriter final : public PointWriter {
 
   void write(std::span<const Point> points) override {
     check_open(points.size());
-    if ((point_format_ != 2 && point_format_ != 7) ||
+    if ((point_format_ != 0 && point_format_ != 2 && point_format_ != 6 && point_format_ != 7) ||
         record_length_ != las_record_length(point_format_)) {
       throw InvalidInput(fmt::format(
-          "'{}': write() encodes points in LAS point format 2 or 7 without extra bytes; this "
+          "'{}': write() encodes points in LAS point format 0, 2, 6 or 7 without extra bytes; this "
           "writer has format {} with {}-byte records (use write_records())",
           file_.path().string(), point_format_, record_length_));
     }

@@ -233,6 +233,69 @@ TEST(LasRecords, ExtendedVlrsAndExtraBytesSurvive) {
   }
 }
 
+/// One record of format `f` with the given fields (the other bytes 0).
+std::vector<std::byte> one_record(int f, std::int32_t x, unsigned ret, unsigned classification) {
+  std::vector<std::byte> r(static_cast<std::size_t>(las_min_record_length(f)));
+  std::memcpy(r.data(), &x, 4);
+  r[12] = std::byte{42};  // intensity
+  if (f > 5) {
+    r[14] = std::byte{static_cast<unsigned char>(ret | (ret << 4))};
+    r[16] = std::byte{static_cast<unsigned char>(classification)};
+  } else {
+    r[14] = std::byte{static_cast<unsigned char>(ret | (ret << 3))};
+    r[15] = std::byte{static_cast<unsigned char>(classification)};
+  }
+  return r;
+}
+
+TEST(LasRecords, TranscodingKeepsWhatFitsAndCountsTheRest) {
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  const Records r = read_records(data / "formats" / "f8.las");
+  const std::array<double, 3> scale = r.info.scale, offset = r.info.offset;
+  // Format 8 (time, RGB, NIR, classes 0-19) to 1 (time, legacy classes) and back.
+  std::vector<std::byte> f1(100'000 * 28), back(100'000 * 38);
+  LasTranscodeLoss loss;
+  transcode_las_records(r.bytes, 100'000, 8, 38, scale, offset, f1, 1, 28, scale, offset, 0, loss);
+  EXPECT_EQ(loss.points["RGB"], 100'000u - 391u);  // red = i & 255: black where i % 256 == 0
+  EXPECT_EQ(loss.points["NIR"], 100'000u);
+  EXPECT_EQ(loss.points.count("classification above 31"), 0u);
+  LasTranscodeLoss back_loss;
+  transcode_las_records(f1, 100'000, 1, 28, scale, offset, back, 8, 38, scale, offset, 0,
+                        back_loss);
+  EXPECT_TRUE(back_loss.points.empty()) << back_loss.text();
+  EXPECT_EQ(back_loss.zeroed, (std::vector<std::string>{"RGB", "NIR"}));
+  for (std::size_t i = 0; i < 100'000; ++i) {
+    ASSERT_EQ(std::memcmp(back.data() + i * 38, r.bytes.data() + i * 38, 30), 0) << i;
+  }
+  // LAS 1.4 classes and return numbers the legacy fields cannot hold.
+  LasTranscodeLoss narrow;
+  std::vector<std::byte> out(20);
+  transcode_las_records(one_record(6, 5, 9, 200), 1, 6, 30, scale, offset, out, 0, 20, scale,
+                        offset, 0, narrow);
+  EXPECT_EQ(narrow.points["classification above 31"], 1u);
+  EXPECT_EQ(narrow.points["return numbers above 7"], 1u);
+  EXPECT_EQ(static_cast<unsigned>(out[15]) & 31u, 0u);
+  EXPECT_EQ(static_cast<unsigned>(out[14]) & 7u, 7u);
+  // A coarser scale rounds; one that puts a coordinate outside 32 bits is refused.
+  LasTranscodeLoss coarse;
+  transcode_las_records(one_record(0, 12345, 1, 2), 1, 0, 20, {0.01, 0.01, 0.01}, {}, out, 0, 20,
+                        {0.1, 0.1, 0.1}, {}, 0, coarse);
+  std::int32_t x = 0;
+  std::memcpy(&x, out.data(), 4);
+  EXPECT_EQ(x, 1235);
+  EXPECT_EQ(coarse.points["coordinates rounded to the new scale"], 1u);
+  try {
+    transcode_las_records(one_record(0, 2'000'000'000, 1, 2), 1, 0, 20, {1.0, 1.0, 1.0}, {}, out, 0,
+                          20, {0.001, 0.001, 0.001}, {}, 77, coarse);
+    FAIL() << "no error";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("point 77"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(transcode_las_records(one_record(0, 1, 1, 2), 1, 0, 20, scale, offset, out, 1, 28,
+                                     scale, offset, 0, coarse),
+               InvalidInput);  // the output span holds 20 bytes, not 28
+}
+
 TEST(LasRecords, BadRequestsAreClearErrors) {
   TempDir dir;
   const auto points = synthetic_points(100);
@@ -266,9 +329,9 @@ TEST(LasRecords, BadRequestsAreClearErrors) {
     las->close();
     EXPECT_EQ(read_info(dir / "b.las").point_count, 2u);
   }
-  {  // write() needs format 2 or 7 without extra bytes
+  {  // write() needs format 0, 2, 6 or 7 without extra bytes
     WriterOptions w;
-    w.las_point_format = 6;
+    w.las_point_format = 8;
     auto las = create_writer(dir / "c.las", w);
     EXPECT_THROW(las->write(points), InvalidInput);
     w.las_point_format = 2;

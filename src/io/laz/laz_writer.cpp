@@ -91,10 +91,10 @@ class LazWriter final : public PointWriter {
 
   void write(std::span<const Point> points) override {
     check_open(points.size());
-    if ((point_format_ != 2 && point_format_ != 7) ||
+    if ((point_format_ != 0 && point_format_ != 2 && point_format_ != 6 && point_format_ != 7) ||
         record_length_ != las_record_length(point_format_)) {
       throw InvalidInput(fmt::format(
-          "'{}': write() encodes points in LAS point format 2 or 7 without extra bytes; this "
+          "'{}': write() encodes points in LAS point format 0, 2, 6 or 7 without extra bytes; this "
           "writer has format {} with {}-byte records (use write_records())",
           path_.string(), point_format_, record_length_));
     }
