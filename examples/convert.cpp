@@ -2,6 +2,7 @@
 // synthetic scene.
 //
 //   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 0-10] [--batch N] [--threads N]
+//                  [--json]
 //   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton|random]
 //
 // Formats come from the extensions. LAS/LAZ to LAS/LAZ copies the point records (every
@@ -27,6 +28,7 @@
 #include <system_error>
 #include <vector>
 
+#include "common/json.hpp"
 #include "common/progress.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
@@ -48,7 +50,19 @@ struct Options {
   unsigned threads = 0;
   bool progress = false;
   bool quiet = false;
+  bool json = false;
 };
+
+/// What --json prints besides the counts: the warnings and, for LAS/LAZ output from LAS/LAZ
+/// input, what the records kept and lost.
+struct Report {
+  std::vector<std::string> warnings;
+  bool records_copied = false;
+  int point_format_in = -1, point_format_out = -1;
+  std::size_t vlrs = 0;
+  simlod::LasTranscodeLoss loss;
+};
+Report report;
 
 using Source = std::function<std::size_t(std::span<simlod::Point>)>;
 
@@ -58,6 +72,7 @@ bool is_las(simlod::FileFormat f) {
 
 void warn(const std::string& message) {
   fmt::print(stderr, "simlod-convert: warning: {}\n", message);
+  report.warnings.push_back(message);
 }
 
 simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
@@ -184,7 +199,12 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
     warn(fmt::format("point format {} to {}{}: {}", info.point_format, w.las_point_format,
                      w.scale == info.scale ? "" : " at the new scale", lost));
   }
-  if (!opt.quiet) {
+  report.records_copied = true;
+  report.point_format_in = info.point_format;
+  report.point_format_out = w.las_point_format;
+  report.vlrs = w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size();
+  report.loss = loss;
+  if (!opt.quiet && !opt.json) {
     fmt::print("kept {}every attribute of point format {} ({}-byte records) and {} VLRs{}\n",
                lost.empty() ? "" : "otherwise ", info.point_format, info.record_length,
                w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size(),
@@ -252,9 +272,28 @@ int run(const Options& opt) {
                           reader->info().point_count, out, wo, opt);
     }
   }
-  if (!opt.quiet) {
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (opt.json) {
+    using simlod::examples::json_string;
+    std::string dropped, zeroed, warnings;
+    for (const auto& [what, n] : report.loss.points) {
+      dropped += fmt::format("{}{}: {}", dropped.empty() ? "" : ", ", json_string(what), n);
+    }
+    for (const auto& what : report.loss.zeroed) {
+      zeroed += fmt::format("{}{}", zeroed.empty() ? "" : ", ", json_string(what));
+    }
+    for (const auto& w : report.warnings) {
+      warnings += fmt::format("{}{}", warnings.empty() ? "" : ", ", json_string(w));
+    }
+    const auto format = [](int f) { return f >= 0 ? fmt::format("{}", f) : std::string("null"); };
+    fmt::print(
+        "{{\n  \"output\": {},\n  \"points\": {},\n  \"seconds\": {:.3f},\n  \"records_copied\": "
+        "{},\n  \"point_format_in\": {},\n  \"point_format_out\": {},\n  \"vlrs_kept\": {},\n  "
+        "\"dropped\": {{{}}},\n  \"zeroed\": [{}],\n  \"warnings\": [{}]\n}}\n",
+        json_string(out.string()), written, s, report.records_copied,
+        format(report.point_format_in), format(report.point_format_out), report.vlrs, dropped,
+        zeroed, warnings);
+  } else if (!opt.quiet) {
     fmt::print("wrote {} points to '{}' in {:.2f} s ({:.1f} M points/s)\n", written, out.string(),
                s, s > 0.0 ? static_cast<double>(written) / s / 1e6 : 0.0);
   }
@@ -299,6 +338,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--progress", opt.progress, "Draw the progress bar even when stderr is no terminal");
   app.add_flag("-q,--quiet", opt.quiet, "No progress bar and no summary");
+  app.add_flag("--json", opt.json,
+               "Print the summary as JSON: points, whether the LAS records were copied, point "
+               "formats, VLRs kept, what the output could not hold (points per attribute) and "
+               "the warnings");
 
   try {
     app.parse(argc, argv);

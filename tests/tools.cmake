@@ -89,6 +89,9 @@ simlod_tool_test(tool_convert_point_format NEEDS_DATA
        "ERR=point format 6 to 2: GPS time: 99999 points, RGB \\(absent in the input\\) written as 0"
        "OUT=written as point format 2"
   STEP info <WORK>/f2.las --json "OUT=\"point_format\": 2," "OUT=\"classes\": {\"0\": 5000,"
+  STEP convert <DATA>/formats/f6.las <WORK>/f2j.las --point-format 2 --json
+       "OUT=\"records_copied\": true," "OUT=\"dropped\": {\"GPS time\": 99999},"
+       "OUT=\"zeroed\": .\"RGB\".," "OUT=\"warnings\": .\"point format 6 to 2"
   STEP convert <DATA>/bun_zipper.ply <WORK>/bunny.las -q
   STEP info <WORK>/bunny.las --header-only "OUT=point format +0"
   STEP convert <DATA>/bun_zipper.ply <WORK>/bunny3.las --point-format 3 RC=1
