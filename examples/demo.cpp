@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/frame_writer.hpp"
+#include "common/input_spread.hpp"
 #include "common/progress.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
@@ -30,7 +31,7 @@ using demo::ms_since;
 using demo::Options;
 using demo::Summary;
 
-void print_summary(const Summary& s, simlod::Backend backend) {
+void print_summary(const Summary& s, simlod::Backend backend, double budget_ms) {
   fmt::print("simlod-demo: {} points in {:.2f} s ({:.1f} M points/s), {} backend\n", s.points,
              s.seconds, s.seconds > 0 ? static_cast<double>(s.points) / s.seconds / 1e6 : 0.0,
              simlod::to_string(backend));
@@ -42,6 +43,13 @@ void print_summary(const Summary& s, simlod::Backend backend) {
   fmt::print("  update: {} calls, {:.2f} ms average, {:.2f} ms max, voxel colours: {}\n", s.updates,
              s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0, s.update_ms_max,
              s.sampling);
+  if (s.updates_over_budget > 0) {
+    fmt::print(
+        "  {} of the updates took longer than the {} ms budget: an update inserts at least one "
+        "ready batch whatever its budget, and one batch can take longer than the budget; a "
+        "smaller --batch keeps updates nearer to it\n",
+        s.updates_over_budget, budget_ms);
+  }
   fmt::print("  render: {} frames, {:.2f} ms average\n", s.renders,
              s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0);
 }
@@ -78,13 +86,16 @@ int run(const Options& o) {
   simlod::Framebuffer fb(o.width, o.height, resolved);
   simlod::Streamer::prepare(config);
   ex::FrameWriter writer;
-  if (!o.frames_dir.empty()) std::filesystem::create_directories(o.frames_dir);
+  demo::prepare_frames_dir(o.frames_dir, o.quiet);
 
   const auto start = Clock::now();
   simlod::Streamer streamer =
       o.inputs.empty() ? simlod::Streamer::synthetic(
                              {.points = o.points, .seed = o.seed, .order = order}, config)
                        : simlod::Streamer::open({o.inputs.begin(), o.inputs.end()}, config);
+  if (const auto far = ex::far_apart_warning(streamer.files())) {
+    fmt::print(stderr, "simlod-demo: warning: {}\n", *far);
+  }
   // The cameras frame the data, not the empty top of the cube.
   const simlod::Bounds box = ex::relative_box(streamer.bounds(), streamer.octree().cube().min);
   // Scans without colour of their own (most airborne LiDAR) are drawn by elevation by default.
@@ -117,6 +128,7 @@ int run(const Options& o) {
       s.update_ms_sum += ms;
       s.update_ms_max = std::max(s.update_ms_max, ms);
       s.updates += 1;
+      if (o.budget_ms > 0 && ms > o.budget_ms) s.updates_over_budget += 1;
     }
     const std::uint64_t inserted = streamer.progress().points_inserted;
     bar.update(inserted);
@@ -146,7 +158,7 @@ int run(const Options& o) {
 
   demo::write_pictures(o, streamer.octree(), fb, box, data_has_color);
   const simlod::OctreeStats t = streamer.octree().stats();
-  print_summary(s, streamer.octree().backend());
+  print_summary(s, streamer.octree().backend(), o.budget_ms);
   demo::print_octree(o, s, t);
   print_failures(streamer);
   demo::write_stats(o, s, t, streamer.octree().backend());

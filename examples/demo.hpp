@@ -33,6 +33,7 @@ struct Summary {
   double seconds = 0.0, first_frame_ms = -1.0;
   double update_ms_sum = 0.0, update_ms_max = 0.0, render_ms_sum = 0.0;
   std::uint64_t updates = 0, renders = 0, frames_written = 0;
+  std::uint64_t updates_over_budget = 0;  ///< update() calls that took longer than --budget-ms
   std::vector<std::string> errors;
   bool bulk = false;
   double load_seconds = 0.0;  ///< bulk: reading every point
@@ -41,6 +42,11 @@ struct Summary {
 };
 
 double ms_since(Clock::time_point t);
+
+/// --frames: creates the folder, and removes the frames an earlier run left there
+/// (frame-NNNNN.png; other files stay), so that a run's frames are never mixed with an older
+/// run's. Says how many it removed unless `quiet`.
+void prepare_frames_dir(const std::string& dir, bool quiet);
 
 /// --order by name; throws InvalidInput for others.
 synth::Order order_of(const Options& o);

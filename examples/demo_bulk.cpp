@@ -72,7 +72,7 @@ int run_bulk(const Options& o) {
   s.render_ms_sum = r.total_ms;
   s.renders = 1;
   if (!o.frames_dir.empty()) {  // the one frame a viewer sees change: the finished octree
-    std::filesystem::create_directories(o.frames_dir);
+    prepare_frames_dir(o.frames_dir, o.quiet);
     fb.save_png(std::filesystem::path(o.frames_dir) / "frame-00000.png");
     s.frames_written = 1;
   }

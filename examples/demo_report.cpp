@@ -1,6 +1,7 @@
 // simlod-demo: what both runs share: cameras, the final pictures and the summary's common part.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -57,6 +58,26 @@ void print_octree(const Options& o, const Summary& s, const OctreeStats& t) {
                  : fmt::format(", {} frames in {}", s.frames_written, o.frames_dir));
 }
 
+void prepare_frames_dir(const std::string& dir, bool quiet) {
+  if (dir.empty()) return;
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  std::size_t removed = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    const bool frame = name.size() == 15 && name.starts_with("frame-") && name.ends_with(".png") &&
+                       std::all_of(name.begin() + 6, name.begin() + 11,
+                                   [](char c) { return c >= '0' && c <= '9'; });
+    if (frame && e.is_regular_file()) {
+      fs::remove(e.path());
+      ++removed;
+    }
+  }
+  if (removed > 0 && !quiet) {
+    fmt::print("simlod-demo: removed {} frames of an earlier run from {}\n", removed, dir);
+  }
+}
+
 namespace {
 
 std::string stats_json(const Summary& s, const OctreeStats& t, Backend backend) {
@@ -69,7 +90,7 @@ std::string stats_json(const Summary& s, const OctreeStats& t, Backend backend) 
       "  \"leaves\": {},\n  \"inner_nodes\": {},\n  \"voxels\": {},\n  \"bytes\": {},\n"
       "  \"bytes_points\": {},\n  \"bytes_voxels\": {},\n  \"bytes_grids\": {},\n"
       "  \"bytes_nodes\": {},\n  \"points_refused\": {},\n  \"errors\": {},\n"
-      "  \"bulk\": {},\n  \"sampling\": {}",
+      "  \"bulk\": {},\n  \"sampling\": {},\n  \"updates_over_budget\": {}",
       json_string(std::string(to_string(backend))), s.points, json_number(s.seconds),
       json_number(mps), json_number(s.first_frame_ms),
       json_number(s.updates ? s.update_ms_sum / static_cast<double>(s.updates) : 0.0),
@@ -77,7 +98,7 @@ std::string stats_json(const Summary& s, const OctreeStats& t, Backend backend) 
       json_number(s.renders ? s.render_ms_sum / static_cast<double>(s.renders) : 0.0), s.updates,
       s.renders, t.nodes, t.leaves, t.inner_nodes, t.voxels, bytes, t.bytes_points, t.bytes_voxels,
       t.bytes_grids, t.bytes_nodes, s.refused, s.errors.size(), s.bulk ? "true" : "false",
-      json_string(s.sampling));
+      json_string(s.sampling), s.updates_over_budget);
   if (s.bulk) {
     json += fmt::format(
         ",\n  \"load_seconds\": {},\n  \"build_ms\": {},\n  \"split_ms\": {},\n"

@@ -198,6 +198,18 @@ simlod_tool_test(tool_demo_synthetic
        EXISTS=<WORK>/frames/frame-00000.png EXISTS=<WORK>/stats.json
   STEP cmake -E cat <WORK>/stats.json "OUT=\"points\": 200000," "OUT=\"bulk\": false,"
        "OUT=\"sampling\": \"first\"")
+# A run's frames never mix with an earlier run's; the summary says why updates overran the
+# budget.
+simlod_tool_test(tool_demo_frames_and_budget
+  STEP demo --points 100000 --backend cpu --width 32 --height 24 --batch 50000 --fps 0
+       --frames <WORK>/frames --frame-ms 0 --budget-ms 0.001 -q -o <WORK>/a
+       "OUT=of the updates took longer than the 0.001 ms budget: an update inserts at least one"
+       EXISTS=<WORK>/frames/frame-00001.png
+  STEP cmake -E touch <WORK>/frames/notes.txt
+  STEP demo --bulk --points 1000 --backend cpu --width 32 --height 24 --frames <WORK>/frames
+       -o <WORK>/b "OUT=removed [0-9]+ frames of an earlier run from"
+       EXISTS=<WORK>/frames/frame-00000.png ABSENT=<WORK>/frames/frame-00001.png
+       EXISTS=<WORK>/frames/notes.txt)
 # Streaming keeps every voxel colour filter (weighted: computed when the last batch is in).
 simlod_tool_test(tool_demo_streaming_sampling
   STEP demo --sampling average --points 20000 --backend cpu --width 64 --height 48 --batch 5000
