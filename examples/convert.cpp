@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -75,6 +76,19 @@ void warn(const std::string& message) {
   report.warnings.push_back(message);
 }
 
+/// --scale, or `scale` without it.
+std::array<double, 3> scale_option(const Options& opt, std::array<double, 3> scale) {
+  if (opt.scale.size() == 1) scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
+  if (opt.scale.size() == 3) scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
+  return scale;
+}
+
+ProgressBar::Mode progress_mode(const Options& opt) {
+  return opt.quiet      ? ProgressBar::Mode::Off
+         : opt.progress ? ProgressBar::Mode::Force
+                        : ProgressBar::Mode::Auto;
+}
+
 simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
                                      const simlod::FileInfo* input) {
   simlod::WriterOptions w;
@@ -84,8 +98,7 @@ simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
     // Never invent colour: a colourless input gets a format without RGB.
     w.las_point_format = input->has_color ? 2 : 0;
   }
-  if (opt.scale.size() == 1) w.scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
-  if (opt.scale.size() == 3) w.scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
+  w.scale = scale_option(opt, w.scale);
   if (opt.point_format >= 0) w.las_point_format = opt.point_format;
   if (!is_las(simlod::format_from_extension(out))) {
     if (!opt.scale.empty()) warn("--scale applies to LAS/LAZ output only; ignored");
@@ -107,10 +120,7 @@ simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,
 std::uint64_t write_all(const Source& source, std::uint64_t total, const fs::path& out,
                         const simlod::WriterOptions& wo, const Options& opt) {
   auto writer = simlod::create_writer(out, wo);
-  const auto mode = opt.quiet      ? ProgressBar::Mode::Off
-                    : opt.progress ? ProgressBar::Mode::Force
-                                   : ProgressBar::Mode::Auto;
-  ProgressBar progress("converting", total, mode);
+  ProgressBar progress("converting", total, progress_mode(opt));
   std::vector<simlod::Point> batch(
       static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, opt.batch)));
   std::uint64_t done = 0;
@@ -157,9 +167,7 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
                            const Options& opt) {
   const simlod::FileInfo& info = reader.info();
   simlod::WriterOptions w;
-  w.scale = info.scale;
-  if (opt.scale.size() == 1) w.scale = {opt.scale[0], opt.scale[0], opt.scale[0]};
-  if (opt.scale.size() == 3) w.scale = {opt.scale[0], opt.scale[1], opt.scale[2]};
+  w.scale = scale_option(opt, info.scale);
   w.las_offset = info.offset;
   w.las_point_format = opt.point_format >= 0 ? opt.point_format : info.point_format;
   const int extra =
@@ -169,10 +177,7 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
   w.las_metadata = simlod::read_las_metadata(in);
   const bool same = w.las_point_format == info.point_format && w.scale == info.scale;
   auto writer = simlod::create_writer(out, w);
-  const auto mode = opt.quiet      ? ProgressBar::Mode::Off
-                    : opt.progress ? ProgressBar::Mode::Force
-                                   : ProgressBar::Mode::Auto;
-  ProgressBar progress("converting", info.point_count, mode);
+  ProgressBar progress("converting", info.point_count, progress_mode(opt));
   const std::size_t batch_points =
       static_cast<std::size_t>(std::clamp<std::uint64_t>(info.point_count, 1, opt.batch));
   std::vector<simlod::Point> batch(batch_points);
@@ -206,8 +211,7 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
   report.loss = loss;
   if (!opt.quiet && !opt.json) {
     fmt::print("kept {}every attribute of point format {} ({}-byte records) and {} VLRs{}\n",
-               lost.empty() ? "" : "otherwise ", info.point_format, info.record_length,
-               w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size(),
+               lost.empty() ? "" : "otherwise ", info.point_format, info.record_length, report.vlrs,
                same ? "" : fmt::format(", written as point format {}", w.las_point_format));
   }
   return done;

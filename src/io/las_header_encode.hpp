@@ -40,11 +40,6 @@ struct LasHeaderFields {
   return minor >= 4 ? 375 : minor == 3 ? 235 : 227;
 }
 
-/// Header size of the files simlod writes without metadata: 227 bytes (LAS 1.2) or 375 (1.4).
-[[nodiscard]] constexpr std::uint16_t las_header_size(int point_format) {
-  return point_format > 5 ? 375 : 227;
-}
-
 /// The smallest record length of a point format (no extra bytes).
 [[nodiscard]] std::uint16_t las_record_length(int point_format);
 

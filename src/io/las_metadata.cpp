@@ -102,20 +102,14 @@ void append_vlr(std::vector<std::byte>& out, const LasVlr& vlr) {
   append_head(out, vlr, false);
 }
 
-void append_evlr(std::vector<std::byte>& out, const LasVlr& vlr) { append_head(out, vlr, true); }
-
 std::vector<std::byte> encode_evlrs(const std::vector<LasVlr>& evlrs, std::uint64_t start,
                                     std::uint64_t& waveform_start) {
   std::vector<std::byte> out;
   for (const LasVlr& vlr : evlrs) {
-    if (is_waveform_record(vlr)) waveform_start = start + out.size();
-    append_evlr(out, vlr);
+    if (vlr.user() == "LASF_Spec" && vlr.record_id == 65535) waveform_start = start + out.size();
+    append_head(out, vlr, true);
   }
   return out;
-}
-
-bool is_waveform_record(const LasVlr& vlr) {
-  return vlr.user() == "LASF_Spec" && vlr.record_id == 65535;
 }
 
 }  // namespace detail

@@ -16,17 +16,11 @@ inline constexpr std::uint64_t kVlrHeaderSize = 54, kEvlrHeaderSize = 60;
 /// The VLR (54-byte header and payload) as a file stores it. Throws InvalidInput when its
 /// payload exceeds the 65,535 bytes a VLR can hold.
 void append_vlr(std::vector<std::byte>& out, const LasVlr& vlr);
-/// The extended VLR (60-byte header and payload) as a file stores it.
-void append_evlr(std::vector<std::byte>& out, const LasVlr& vlr);
-
-/// The extended VLRs as a file stores them from byte offset `start` on; `waveform_start` gets
-/// the waveform data packet record's offset when one of them is it.
+/// The extended VLRs (60-byte headers and payloads) as a file stores them from byte offset
+/// `start` on; `waveform_start` gets the offset of the waveform data packet record (user
+/// "LASF_Spec", record 65535; the LAS 1.3/1.4 header holds it at byte 227) when one is it.
 [[nodiscard]] std::vector<std::byte> encode_evlrs(const std::vector<LasVlr>& evlrs,
                                                   std::uint64_t start,
                                                   std::uint64_t& waveform_start);
-
-/// True for the waveform data packet record (user "LASF_Spec", record 65535), whose start the
-/// LAS 1.3/1.4 header holds at byte offset 227.
-[[nodiscard]] bool is_waveform_record(const LasVlr& vlr);
 
 }  // namespace simlod::detail

@@ -14,7 +14,7 @@ LasQuantizer::LasQuantizer(const std::filesystem::path& path, const WriterOption
   if (options.las_point_format < 0 || options.las_point_format > kLasMaxPointFormat) {
     throw InvalidInput(fmt::format(
         "'{}': WriterOptions::las_point_format {} is not a LAS point format (0-10; write() takes "
-        "2 or 7)",
+        "0, 2, 6 or 7)",
         path_, options.las_point_format));
   }
   const std::uint16_t min_length =

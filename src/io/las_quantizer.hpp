@@ -16,9 +16,10 @@ namespace simlod::detail {
 
 class LasQuantizer {
  public:
-  /// Validates the writer options (point format 2 or 7, finite positive scale, finite origin)
-  /// and picks the header offset: the origin rounded to whole units, so that coordinates near
-  /// the origin use the middle of the int32 range. Throws InvalidInput naming the file.
+  /// Validates the writer options (point format 0-10 and a record length that holds it, finite
+  /// positive scale, finite origin and offset) and picks the header offset: las_offset, else
+  /// the origin rounded to whole units, so that coordinates near the origin use the middle of
+  /// the int32 range. Throws InvalidInput naming the file.
   LasQuantizer(const std::filesystem::path& path, const WriterOptions& options);
 
   [[nodiscard]] const std::array<double, 3>& scale() const { return scale_; }
@@ -73,11 +74,6 @@ struct RecordTally {
     const auto bits = static_cast<std::uint8_t>(record[14]);
     const unsigned r = point_format > 5 ? bits & 15u : bits & 7u;
     if (r >= 1) by_return[r - 1] += 1;
-  }
-  /// A point written by write(): return 1 of 1.
-  void add_first_return(const std::array<std::int32_t, 3>& q) {
-    box.add(q);
-    by_return[0] += 1;
   }
 };
 

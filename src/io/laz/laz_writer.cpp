@@ -1,9 +1,9 @@
 // Streaming LAZ writer through LASzip (LASzip's default chunk size of 50,000 points; formats
-// 6-10 with its native layered compression). write() takes simlod points (format 2 as LAS
-// 1.2, 7 as LAS 1.4), write_records() LAS records of any format. LASzip writes the header and
-// the VLRs before any point; close() appends the extended VLRs after LASzip's chunk table and
-// patches the creation date, counts, bounds and positions into the header, computed exactly as
-// the LAS writer does.
+// 6-10 with its native layered compression). write() and write_records() come from
+// io/las_writer_base.hpp: every point reaches LASzip as a LAS record (io/laz/laz_record.hpp).
+// LASzip writes the header and the VLRs before any point; close() appends the extended VLRs after
+// LASzip's chunk table and patches the creation date, counts, bounds and positions into the header,
+// computed exactly as the LAS writer does.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <laszip/laszip_api.h>
@@ -13,13 +13,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 
 #include "io/formats.hpp"
 #include "io/las_format.hpp"
 #include "io/las_header_encode.hpp"
 #include "io/las_metadata.hpp"
-#include "io/las_quantizer.hpp"
+#include "io/las_writer_base.hpp"
 #include "io/laz/laz_record.hpp"
 #include "simlod/error.hpp"
 
@@ -61,15 +60,10 @@ void patch_header(const std::filesystem::path& path, const std::vector<std::byte
   }
 }
 
-class LazWriter final : public PointWriter {
+class LazWriter final : public LasWriterBase {
  public:
   LazWriter(const std::filesystem::path& path, const WriterOptions& options)
-      : path_(path),
-        quantizer_(path, options),
-        point_format_(options.las_point_format),
-        record_length_(options.las_record_length != 0 ? options.las_record_length
-                                                      : las_record_length(point_format_)),
-        metadata_(options.las_metadata) {
+      : LasWriterBase(path, options) {
     if (laszip_create(&laszip_) != 0) {
       throw IoError(fmt::format("'{}': cannot create a LASzip encoder", path.string()));
     }
@@ -89,56 +83,6 @@ class LazWriter final : public PointWriter {
     }
   }
 
-  void write(std::span<const Point> points) override {
-    check_open(points.size());
-    if ((point_format_ != 0 && point_format_ != 2 && point_format_ != 6 && point_format_ != 7) ||
-        record_length_ != las_record_length(point_format_)) {
-      throw InvalidInput(fmt::format(
-          "'{}': write() encodes points in LAS point format 0, 2, 6 or 7 without extra bytes; this "
-          "writer has format {} with {}-byte records (use write_records())",
-          path_.string(), point_format_, record_length_));
-    }
-    // Validate the whole batch first so that a bad point leaves the file as it was.
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      (void)quantizer_(points[i], points_written_ + i);
-    }
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const auto q = quantizer_(points[i], points_written_ + i);
-      point_->X = q[0];
-      point_->Y = q[1];
-      point_->Z = q[2];
-      point_->rgb[0] = static_cast<laszip_U16>(red_of(points[i].rgba) * 257);
-      point_->rgb[1] = static_cast<laszip_U16>(green_of(points[i].rgba) * 257);
-      point_->rgb[2] = static_cast<laszip_U16>(blue_of(points[i].rgba) * 257);
-      if (laszip_write_point(laszip_) != 0) {
-        throw IoError(fmt::format("'{}': LASzip cannot write point {}: {}", path_.string(),
-                                  points_written_ + i, laszip_message(laszip_)));
-      }
-      tally_.add_first_return(q);
-    }
-    points_written_ += points.size();
-  }
-
-  void write_records(std::span<const std::byte> records) override {
-    if (records.size() % record_length_ != 0) {
-      throw InvalidInput(
-          fmt::format("'{}': write_records() got {} bytes, not a whole number of {}-byte records",
-                      path_.string(), records.size(), record_length_));
-    }
-    const std::size_t n = records.size() / record_length_;
-    check_open(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::byte* r = records.data() + i * record_length_;
-      record_to_laszip(r, point_format_, record_length_, *point_);
-      if (laszip_write_point(laszip_) != 0) {
-        throw IoError(fmt::format("'{}': LASzip cannot write point {}: {}", path_.string(),
-                                  points_written_ + i, laszip_message(laszip_)));
-      }
-      tally_.add(r, point_format_);
-    }
-    points_written_ += n;
-  }
-
   void close() override {
     if (closed_) return;
     closed_ = true;
@@ -156,35 +100,19 @@ class LazWriter final : public PointWriter {
                                 errno != 0 ? std::strerror(errno) : "the stream failed"));
     }
     LasHeaderFields fields = header_fields();
-    fields.point_count = points_written_;
-    fields.by_return = tally_.by_return;
-    fields.bounds = tally_.box.to_bounds(fields.scale, fields.offset);
     if (metadata_ && !metadata_->evlrs.empty()) append_evlrs(fields);
     patch_header(path_, encode_las_header(fields), las_patched_ranges(las_version_minor(fields)));
   }
 
  private:
-  void check_open(std::size_t adding) const {
-    if (closed_) throw IoError(fmt::format("'{}': write() after close()", path_.string()));
-    const std::uint8_t minor = las_version_minor(header_fields());
-    if (point_format_ <= 5 && minor < 4 &&
-        points_written_ + adding > std::numeric_limits<std::uint32_t>::max()) {
-      throw InvalidInput(fmt::format(
-          "'{}': LAS 1.{} (point format {}) holds at most 4294967295 points; write LAS 1.4",
-          path_.string(), minor, point_format_));
+  void put(std::span<const std::byte> records) override {
+    for (std::size_t i = 0; i < records.size() / record_length_; ++i) {
+      record_to_laszip(records.data() + i * record_length_, point_format_, record_length_, *point_);
+      if (laszip_write_point(laszip_) != 0) {
+        throw IoError(fmt::format("'{}': LASzip cannot write point {}: {}", path_.string(),
+                                  points_written_ + i, laszip_message(laszip_)));
+      }
     }
-  }
-
-  /// The header fields that do not depend on the points.
-  LasHeaderFields header_fields() const {
-    LasHeaderFields f;
-    f.point_format = point_format_;
-    f.record_length = record_length_;
-    f.scale = quantizer_.scale();
-    f.offset = quantizer_.offset();
-    f.metadata = metadata_ ? &*metadata_ : nullptr;
-    if (metadata_) f.evlr_count = static_cast<std::uint32_t>(metadata_->evlrs.size());
-    return f;
   }
 
   /// Appends the extended VLRs after what LASzip wrote and sets their positions in `f`.
@@ -261,24 +189,11 @@ class LazWriter final : public PointWriter {
       throw IoError(fmt::format("cannot create '{}': {}", path_.string(), laszip_message(laszip_)));
     }
     laszip_get_point_pointer(laszip_, &point_);
-    // Every point is return 1 of 1 (legacy fields for format 2, extended ones for format 7).
-    point_->return_number = 1;
-    point_->number_of_returns = 1;
-    point_->extended_return_number = 1;
-    point_->extended_number_of_returns = 1;
-    point_->extended_point_type = las14 ? 1 : 0;
   }
 
-  std::filesystem::path path_;
   std::ofstream out_;  ///< the file LASzip writes through (open())
-  LasQuantizer quantizer_;
-  int point_format_;
-  std::uint16_t record_length_;
-  std::optional<LasMetadata> metadata_;
   laszip_POINTER laszip_ = nullptr;
-  laszip_point_struct* point_ = nullptr;
-  RecordTally tally_;
-  bool closed_ = false;
+  laszip_point_struct* point_ = nullptr;  ///< every field set from the record it writes
 };
 
 }  // namespace
