@@ -296,6 +296,33 @@ TEST(LasRecords, TranscodingKeepsWhatFitsAndCountsTheRest) {
                InvalidInput);  // the output span holds 20 bytes, not 28
 }
 
+// Points written with write() after records start from a clean record: nothing of the record
+// before them (its class, GPS time) carries over, in LAS and LAZ alike.
+TEST(LasRecords, PointsAfterRecordsKeepNothingOfThem) {
+  TempDir dir;
+  for (const char* name : {"m.las", "m.laz"}) {
+    if (std::string(name) == "m.laz" && !laz_supported()) continue;
+    SCOPED_TRACE(name);
+    WriterOptions w;
+    w.las_point_format = 7;
+    auto writer = create_writer(dir / name, w);
+    std::vector<std::byte> record = one_record(7, 5, 2, 17);
+    const double time = 123.5;
+    std::memcpy(record.data() + 22, &time, 8);
+    writer->write_records(record);
+    writer->write(synthetic_points(3));
+    writer->close();
+    const Records back = read_records(dir / name);
+    ASSERT_EQ(back.bytes.size(), 4u * 36u);
+    EXPECT_EQ(field<std::uint8_t>(back.bytes, 36, 0, 16), 17u);
+    for (std::size_t i = 1; i < 4; ++i) {
+      EXPECT_EQ(field<std::uint8_t>(back.bytes, 36, i, 16), 0u) << i;     // class
+      EXPECT_EQ(field<double>(back.bytes, 36, i, 22), 0.0) << i;          // GPS time
+      EXPECT_EQ(field<std::uint8_t>(back.bytes, 36, i, 14), 0x11u) << i;  // return 1 of 1
+    }
+  }
+}
+
 TEST(LasRecords, BadRequestsAreClearErrors) {
   TempDir dir;
   const auto points = synthetic_points(100);
