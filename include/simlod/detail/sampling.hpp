@@ -111,52 +111,33 @@ SIMLOD_HD std::uint32_t child_cell_position(std::uint32_t coord, std::uint32_t b
   return (((bit << g) | coord) << (kWeightBits - 1)) + (kWeightOne >> 2);
 }
 
-/// The up to 2x2x2 cells of a 2^g grid nearest to a sample at position p (grid_position per
-/// axis): corner k (bit 0 x, bit 1 y, bit 2 z) is the cell lo + k's bits, lo the cells whose
-/// centres bracket the sample from below. Its weight is kWeightOne - floor(|d|), d the offset
-/// from the cell's centre in 1/kWeightOne cells, or 0 where the cell lies outside the grid or
-/// |d| reaches one cell. The sample's own cell always gets a weight (its centre is at most
-/// sqrt(3)/2 cells away). The caller skips cells that hold no sample.
-class SpreadCells {
- public:
-  SIMLOD_HD SpreadCells(const std::uint32_t (&p)[3], std::uint32_t g) : g_(g) {
-    const std::int32_t half = kWeightOne / 2;
-    for (int a = 0; a < 3; ++a) {
-      const auto pa = static_cast<std::int32_t>(p[a]);
-      lo_[a] = (pa - half) >> kWeightBits;  // -1 below the first centre
-      d_[a][0] = pa - (lo_[a] * static_cast<std::int32_t>(kWeightOne) + half);
-      d_[a][1] = d_[a][0] - static_cast<std::int32_t>(kWeightOne);
-    }
-  }
-
-  /// Corner k's weight (0: none), and its cell where the weight is above 0.
-  SIMLOD_HD std::uint32_t corner(std::uint32_t k, std::uint32_t& cell) const {
-    const std::int32_t cells = 1 << g_;
-    const std::int32_t x = lo_[0] + static_cast<std::int32_t>(k & 1u),
-                       y = lo_[1] + static_cast<std::int32_t>((k >> 1) & 1u),
-                       z = lo_[2] + static_cast<std::int32_t>(k >> 2);
-    if (x < 0 || y < 0 || z < 0 || x >= cells || y >= cells || z >= cells) return 0;
-    const std::int32_t dx = d_[0][k & 1u], dy = d_[1][(k >> 1) & 1u], dz = d_[2][k >> 2];
-    const std::uint32_t dist = isqrt(static_cast<std::uint32_t>(dx * dx + dy * dy + dz * dz));
-    if (dist >= kWeightOne) return 0;
-    cell = static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << g_) |
-           (static_cast<std::uint32_t>(z) << (2 * g_));
-    return kWeightOne - dist;
-  }
-
- private:
-  std::uint32_t g_;
-  std::int32_t lo_[3] = {}, d_[3][2] = {};
-};
-
-/// Calls fn(cell, weight) for each corner of SpreadCells(p, g) with a weight above 0.
+/// Calls fn(cell, weight) for each of the up to 2x2x2 cells of a 2^g grid nearest to the
+/// sample at position p (grid_position per axis) that gets a weight above 0:
+/// kWeightOne - floor(|d|), d = the offset from the cell's centre in 1/kWeightOne cells. The
+/// caller skips cells that hold no sample. The sample's own cell always gets a weight (its
+/// centre is at most sqrt(3)/2 cells away).
 template <class Fn>
 SIMLOD_HD void for_each_spread_cell(const std::uint32_t (&p)[3], std::uint32_t g, Fn&& fn) {
-  const SpreadCells cells(p, g);
+  const std::int32_t cells = 1 << g, half = kWeightOne / 2;
+  std::int32_t lo[3], d[3][2];
+  for (int a = 0; a < 3; ++a) {
+    const auto pa = static_cast<std::int32_t>(p[a]);
+    // The two cells whose centres bracket the sample.
+    lo[a] = (pa - half) >> kWeightBits;  // -1 below the first centre
+    d[a][0] = pa - (lo[a] * static_cast<std::int32_t>(kWeightOne) + half);
+    d[a][1] = d[a][0] - static_cast<std::int32_t>(kWeightOne);
+  }
   for (std::uint32_t k = 0; k < 8; ++k) {
-    std::uint32_t cell = 0;
-    const std::uint32_t w = cells.corner(k, cell);
-    if (w != 0) fn(cell, w);
+    const std::int32_t x = lo[0] + static_cast<std::int32_t>(k & 1u),
+                       y = lo[1] + static_cast<std::int32_t>((k >> 1) & 1u),
+                       z = lo[2] + static_cast<std::int32_t>(k >> 2);
+    if (x < 0 || y < 0 || z < 0 || x >= cells || y >= cells || z >= cells) continue;
+    const std::int32_t dx = d[0][k & 1u], dy = d[1][(k >> 1) & 1u], dz = d[2][k >> 2];
+    const std::uint32_t dist = isqrt(static_cast<std::uint32_t>(dx * dx + dy * dy + dz * dz));
+    if (dist >= kWeightOne) continue;
+    fn(static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << g) |
+           (static_cast<std::uint32_t>(z) << (2 * g)),
+       kWeightOne - dist);
   }
 }
 
