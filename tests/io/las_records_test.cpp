@@ -380,6 +380,19 @@ TEST(LasRecords, BadRequestsAreClearErrors) {
     EXPECT_THROW((void)create_writer(dir / "e.las", w), InvalidInput);
     EXPECT_FALSE(fs::exists(dir / "e.las"));
   }
+  {  // a non-finite header offset
+    WriterOptions w;
+    w.las_offset = std::array<double, 3>{0.0, std::nan(""), 0.0};
+    EXPECT_THROW((void)create_writer(dir / "f.las", w), InvalidInput);
+    EXPECT_FALSE(fs::exists(dir / "f.las"));
+  }
+  {  // transcoding from or to a format outside 0-10
+    std::vector<std::byte> in(20), out(20);
+    LasTranscodeLoss loss;
+    const std::array<double, 3> one{1.0, 1.0, 1.0}, zero{};
+    EXPECT_THROW(transcode_las_records(in, 1, 0, 20, one, zero, out, 11, 20, one, zero, 0, loss),
+                 InvalidInput);
+  }
   EXPECT_THROW((void)las_min_record_length(11), InvalidInput);
   EXPECT_EQ(las_min_record_length(10), 67);
 }
