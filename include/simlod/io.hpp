@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "simlod/attributes.hpp"
 #include "simlod/bounds.hpp"
 #include "simlod/point.hpp"
 
@@ -56,6 +57,12 @@ struct FileInfo {
   /// before them: 1 for LAS and SIM, the chunk size for chunked LAZ, 0 when the file can only
   /// be read in order (PLY, LAZ without a chunk table). Parallel loaders split files there.
   std::uint64_t seek_step = 0;
+  /// The attributes the file stores (LAS/LAZ: those of its point format; PLY: the vertex
+  /// properties named after them, see docs/file-formats.md; SIM: none).
+  AttributeMask attributes = 0;
+  /// Names of its extra attributes: the fields of a LAS extra-bytes VLR, a PLY vertex's other
+  /// scalar properties. Filled by open_reader (read_info leaves it empty for LAS/LAZ).
+  std::vector<std::string> extra_attributes{};
 };
 
 /// A variable length record of a LAS file, or an extended one (LAS 1.4), as the file stores
@@ -127,6 +134,15 @@ struct ReaderOptions {
   std::optional<std::array<double, 3>> origin;
   /// Decoder threads for LAZ (0 = all hardware threads). Other formats ignore it.
   unsigned threads = 0;
+  /// The attributes read(points, attributes) returns; each must be in FileInfo::attributes,
+  /// otherwise open_reader throws InvalidInput naming the file and the attribute.
+  AttributeMask attributes = 0;
+  /// The extra attributes it returns, by name (FileInfo::extra_attributes); an unknown name is
+  /// InvalidInput. A LAS extra-bytes VLR that lies about sizes is InvalidInput naming the VLR
+  /// when extra attributes are asked for (otherwise the reader ignores it).
+  std::vector<std::string> extra_attributes{};
+  /// Returns every extra attribute of the file (with or without extra_attributes).
+  bool all_extra_attributes = false;
 };
 
 /// Streaming reader. Not thread-safe; one reader per thread.
@@ -159,6 +175,16 @@ class PointReader {
     return n;
   }
 
+  /// read(), and the attributes ReaderOptions asked for, one array each (PointAttributes):
+  /// element i of every array belongs to out[i]; arrays not asked for are left empty and
+  /// `attributes.extra` holds the asked extra attributes in the order asked (all: file order).
+  std::size_t read(std::span<Point> out, PointAttributes& attributes);
+  /// What read(points, attributes) returns (ReaderOptions, checked at open).
+  [[nodiscard]] AttributeMask attributes_requested() const { return wanted_attributes_; }
+  [[nodiscard]] const std::vector<std::string>& extra_attributes_requested() const {
+    return wanted_extra_;
+  }
+
   /// Moves to point `index` (<= point_count); the next read() starts there. Cheap for LAS and
   /// SIM; LAZ decodes from the start of the chunk holding `index` (free at a chunk start, see
   /// FileInfo::seek_step). Throws InvalidInput naming the file when the format cannot seek
@@ -171,11 +197,21 @@ class PointReader {
   /// Fills all of `out` (already clamped to points_left()) and, when `records` is not empty
   /// (LAS/LAZ readers; checked to hold them), the points' records; returns out.size().
   virtual std::size_t read_impl(std::span<Point> out, std::span<std::byte> records) = 0;
+  /// read_impl(), and the attributes asked for into `attributes` (arrays already sized to
+  /// out.size()). Called only when something was asked for; readers whose files have
+  /// attributes override it.
+  virtual std::size_t read_attributes_impl(std::span<Point> out, PointAttributes& attributes);
+  /// Takes the request of `options` against info_ (attributes, extra_attributes): throws
+  /// InvalidInput naming the file and the first attribute it does not have. Readers call it
+  /// at the end of their constructor.
+  void accept_attribute_request(const ReaderOptions& options);
   FileInfo info_;
 
  private:
   void check_records(std::size_t points, std::size_t bytes) const;
   std::uint64_t points_read_ = 0;
+  AttributeMask wanted_attributes_ = 0;
+  std::vector<std::string> wanted_extra_;
 };
 
 /// Opens a reader; the format comes from the extension (.las/.laz/.sim/.ply). Throws IoError

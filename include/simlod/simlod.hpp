@@ -1,8 +1,10 @@
 // Umbrella header: the whole public API of simlod.
 #pragma once
 
+#include "simlod/attributes.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/bounds.hpp"
+#include "simlod/coloring.hpp"
 #include "simlod/device_batch.hpp"
 #include "simlod/device_stream.hpp"
 #include "simlod/error.hpp"

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "simlod/bounds.hpp"
+#include "simlod/coloring.hpp"
 #include "simlod/io.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/synth.hpp"
@@ -87,6 +88,11 @@ struct StreamConfig {
   std::optional<Bounds> cube;
   /// Called on the caller's thread at the end of every update() (and of wait()).
   std::function<void(const StreamProgress&)> on_progress;
+  /// Colours the points by an attribute as the loaders read them (files only: synthetic()
+  /// throws InvalidInput). open() throws InvalidInput when no file has the attribute; a file
+  /// without it fails like a bad file (update() reports it). ColorBy::Intensity without a range
+  /// samples the files once (sample_intensity_range) so that every batch shares one range.
+  ColorByOptions color_by{};
 };
 
 /// A file of the stream that failed (unreadable header, truncated data, bad points).

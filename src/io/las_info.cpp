@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "io/las_attributes.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -27,6 +28,7 @@ FileInfo make_las_file_info(const std::filesystem::path& path, const LasHeader& 
   // Describes the RGB fields only; files without RGB have no 16-bit colour fields.
   info.color_16bit = color == ColorSource::Rgb16;
   info.generator = header.generator;
+  info.attributes = las_attributes(header.point_format);
   return info;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/file.hpp"
+#include "io/las_attributes.hpp"
 #include "io/formats.hpp"
 #include "io/las_format.hpp"
 #include "io/las_header.hpp"
@@ -63,7 +64,7 @@ void decode_records(const std::byte* records, std::size_t record_length, std::si
   }
 }
 
-class LasReader final : public PointReader {
+class LasReader final : public LasRecordReader {
  public:
   LasReader(InputFile file, const LasHeader& header, ColorSource color,
             const ReaderOptions& options)
@@ -73,6 +74,7 @@ class LasReader final : public PointReader {
         rgb_offset_(kLasRgbOffset[static_cast<std::size_t>(header.point_format)]) {
     info_ = make_las_file_info(file_.path(), header, FileFormat::Las, color, options.origin);
     decoder_ = make_point_decoder(info_, color);
+    init_attributes(options);
   }
 
  private:

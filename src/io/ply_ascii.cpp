@@ -50,8 +50,10 @@ class PlyAsciiSource final : public PlyVertexSource {
     }
   }
 
-  void next(std::span<PlyVertex> out) override {
-    for (PlyVertex& v : out) {
+  void next(std::span<PlyVertex> out, std::span<double> scalars) override {
+    const std::size_t k = scalars.empty() ? 0 : layout_.scalars.size();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      PlyVertex& v = out[i];
       if (!next_record()) {
         throw InvalidInput(fmt::format(
             "'{}' is truncated: the PLY header declares {} vertices but the data ends at line "
@@ -59,6 +61,9 @@ class PlyAsciiSource final : public PlyVertexSource {
             path(), count_, line_, next_));
       }
       parse_vertex(v);
+      for (std::size_t j = 0; j < k; ++j) {
+        scalars[i * k + j] = values_[layout_.scalars[j].field.index];
+      }
       ++next_;
     }
   }

@@ -51,7 +51,8 @@ class PlyBinarySource final : public PlyVertexSource {
     }
   }
 
-  void next(std::span<PlyVertex> out) override {
+  void next(std::span<PlyVertex> out, std::span<double> scalars) override {
+    const std::size_t k = scalars.empty() ? 0 : layout_.scalars.size();
     const std::size_t stride = layout_.record_bytes;
     const std::size_t per_block = std::max<std::size_t>(1, kBlockBytes / stride);
     std::size_t done = 0;
@@ -61,7 +62,12 @@ class PlyBinarySource final : public PlyVertexSource {
       block_.resize(n * stride);
       file_.read_exact(offset, block_, "PLY vertex records");
       for (std::size_t i = 0; i < n; ++i) {
-        out[done + i] = decode(block_.data() + i * stride, next_ + i, offset + i * stride);
+        const std::byte* record = block_.data() + i * stride;
+        out[done + i] = decode(record, next_ + i, offset + i * stride);
+        for (std::size_t j = 0; j < k; ++j) {
+          const PlyField& f = layout_.scalars[j].field;
+          scalars[(done + i) * k + j] = load_ply_value(record + f.offset, f.type);
+        }
       }
       next_ += n;
       done += n;

@@ -12,8 +12,11 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "io/ply_header.hpp"
+#include "simlod/attributes.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail {
@@ -26,6 +29,17 @@ struct PlyField {
   std::uint32_t offset = 0;  ///< byte offset inside a binary record
 };
 
+/// A vertex property other than x, y, z and colour: an attribute (by its name, see
+/// make_vertex_layout) or an extra attribute.
+struct PlyScalar {
+  PlyField field;
+  std::string name;    ///< as the header spells it
+  int attribute = -1;  ///< simlod::Attribute, or -1 for an extra attribute
+  /// Multiplies the value: 65535 for an intensity stored as float whose values all lie in
+  /// [0, 1] (as the Stanford scans store it), else 1. Set by the reader's bounds pass.
+  double scale = 1.0;
+};
+
 struct PlyVertexLayout {
   std::size_t element = 0;  ///< index of "vertex" in PlyHeader::elements
   std::size_t property_count = 0;
@@ -36,9 +50,14 @@ struct PlyVertexLayout {
   std::array<PlyField, 3> rgb;
   bool has_alpha = false;
   PlyField alpha;
+  std::vector<PlyScalar> scalars;  ///< in property order
 };
 
-/// Finds the vertex element and its fields; throws InvalidInput naming the file when there is
+/// Finds the vertex element and its fields; every other property is a scalar, taken as the
+/// attribute its name stands for (any case, an optional "scalar_" prefix as CloudCompare writes:
+/// intensity, classification, return_number, number_of_returns, point_source_id, gps_time,
+/// user_data, scan_angle or scan_angle_rank, scanner_channel, nir; the first property of each
+/// attribute wins) or kept as an extra attribute. Throws InvalidInput naming the file when there is
 /// no vertex element, x/y/z are missing, or the vertex element has list properties.
 [[nodiscard]] PlyVertexLayout make_vertex_layout(const PlyHeader& header,
                                                  const std::filesystem::path& path);

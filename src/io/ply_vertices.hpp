@@ -9,6 +9,7 @@
 #include "io/file.hpp"
 #include "io/ply_header.hpp"
 #include "io/ply_layout.hpp"
+#include "simlod/attributes.hpp"
 
 namespace simlod::detail {
 
@@ -26,7 +27,10 @@ class PlyVertexSource {
   /// Decodes the next out.size() vertices; the caller never asks past the vertex count.
   /// Throws InvalidInput naming the vertex index and its place in the file (byte offset or
   /// line) for non-finite coordinates, malformed ASCII and missing data.
-  virtual void next(std::span<PlyVertex> out) = 0;
+  void next(std::span<PlyVertex> out) { next(out, {}); }
+  /// next(), and when `scalars` is not empty the layout's scalars of each vertex into it
+  /// (out.size() x layout.scalars.size() values, vertex by vertex).
+  virtual void next(std::span<PlyVertex> out, std::span<double> scalars) = 0;
 };
 
 // The two implementations (src/io/ply_binary.cpp, src/io/ply_ascii.cpp).

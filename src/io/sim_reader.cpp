@@ -67,6 +67,7 @@ class SimReader final : public PointReader {
     }
     info_.origin = options.origin.value_or(info_.bounds.min);
     shift_ = info_.origin != std::array<double, 3>{0.0, 0.0, 0.0};
+    accept_attribute_request(options);  // SIM records hold no attributes
   }
 
  protected:

@@ -12,6 +12,7 @@ namespace {
 struct OpenReader {
   std::size_t source = 0;
   std::unique_ptr<PointReader> reader;
+  PointAttributes attributes;  ///< of the piece being read, when colouring by one
 };
 
 std::string source_name(const LoaderContext& ctx, std::size_t source) {
@@ -42,6 +43,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
     ReaderOptions options;
     options.origin = ctx.cube.min;
     options.threads = 1;  // the loaders are the parallelism
+    options.attributes = attributes_for(ctx.coloring.by);
     open.reader = open_reader(ctx.files[b.source].path, options);
     open.source = b.source;
   }
@@ -49,7 +51,9 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   reader.seek(b.first);
   for (std::size_t at = 0; at < b.points; at += kPiecePoints) {
     const std::span<Point> piece = slot.piece(at, std::min(kPiecePoints, b.points - at));
-    const std::size_t n = reader.read(piece);
+    const bool coloring = ctx.coloring.by != ColorBy::File;
+    const std::size_t n = coloring ? reader.read(piece, open.attributes) : reader.read(piece);
+    if (coloring) color_points(piece.first(n), open.attributes, ctx.coloring);
     if (n != piece.size()) {
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
                                 ctx.files[b.source].path.string(), piece.size(), b.first + at, n));

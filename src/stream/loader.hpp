@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simlod/bounds.hpp"
+#include "simlod/coloring.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
 #include "simlod/synth.hpp"
@@ -47,6 +48,7 @@ struct LoaderContext {
   Bounds cube;  ///< the octree's cube (Octree::root_cube): points are checked against it and
                 ///< stored relative to its min corner
   std::vector<double> bytes_per_point;  ///< per file: file size / points
+  ColorByOptions coloring;              ///< resolved (an intensity range is set)
 
   std::atomic<std::size_t> next_unit{0};
   /// Per source: the first batch (stream sequence) known to have failed; batches after it are

@@ -23,6 +23,26 @@ void check_config(const StreamConfig& c) {
                                          c.cube->max[1] + c.cube->min[2] + c.cube->max[2]))) {
     throw InvalidInput("stream config: the declared cube must be finite and not empty");
   }
+  c.color_by.validate();
+}
+
+/// Resolves the colouring of a file stream: some file must have its attributes, and an
+/// intensity range comes from the files when none is given.
+void resolve_coloring(ColorByOptions& c, const std::vector<FileInfo>& files,
+                      const std::vector<std::exception_ptr>& errors) {
+  if (c.by == ColorBy::File) return;
+  const AttributeMask need = attributes_for(c.by);
+  std::vector<std::filesystem::path> having;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!errors[i] && (files[i].attributes & need) == need) having.push_back(files[i].path);
+  }
+  if (having.empty()) {
+    throw InvalidInput(fmt::format("cannot colour by {}: none of the {} file(s) has {}",
+                                   to_string(c.by), files.size(), attribute_names(need)));
+  }
+  if (c.by == ColorBy::Intensity && !c.intensity_range) {
+    c.intensity_range = sample_intensity_range(having);
+  }
 }
 
 std::uint32_t first_batch(const StreamConfig& c) {
@@ -99,6 +119,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   loaders_context = std::make_unique<detail::LoaderContext>(plan, *ring, files, open_errors,
                                                             generator.get(), root);
   detail::LoaderContext& ctx = *loaders_context;
+  ctx.coloring = config.color_by;
   for (const FileInfo& info : files) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(info.path, ec);
@@ -148,6 +169,7 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
     }
   }
   impl->bounds = bounds.empty() ? Bounds{{0, 0, 0}, {1, 1, 1}} : bounds;
+  resolve_coloring(impl->config.color_by, impl->files, errors);
   const Bounds cube = config.cube.value_or(impl->bounds);
 
   impl->plan = detail::make_stream_plan(sources, first_batch(config), config.batch_points);
@@ -165,6 +187,10 @@ void Streamer::prepare(const StreamConfig& config) {
 
 Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig& config) {
   check_config(config);
+  if (config.color_by.by != ColorBy::File) {
+    throw InvalidInput(fmt::format("cannot colour the synthetic scene by {}: it has no attributes",
+                                   to_string(config.color_by.by)));
+  }
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->generator = std::make_unique<synth::Generator>(scene);

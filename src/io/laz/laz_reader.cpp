@@ -20,6 +20,7 @@
 #include "core/thread_pool.hpp"
 #include "io/file.hpp"
 #include "io/formats.hpp"
+#include "io/las_attributes.hpp"
 #include "io/las_chunks.hpp"
 #include "io/las_header.hpp"
 #include "io/las_info.hpp"
@@ -51,7 +52,7 @@ LazEnd laz_end(const LasHeader& header, const LazChunks& chunks) {
   return {header.point_count, chunks.data_end, header.point_count_offset};
 }
 
-class LazReader final : public PointReader {
+class LazReader final : public LasRecordReader {
  public:
   LazReader(const std::filesystem::path& path, const LasHeader& header, const LazChunks& chunks,
             const ReaderOptions& options)
@@ -63,6 +64,7 @@ class LazReader final : public PointReader {
     info_ = make_las_file_info(path, header, FileFormat::Laz, color, options.origin);
     info_.seek_step = chunk_size_;
     decoder_ = make_point_decoder(info_, color);
+    init_attributes(options);
   }
 
  private:
