@@ -20,6 +20,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -217,6 +218,80 @@ std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, cons
   return done;
 }
 
+/// The extra-bytes VLR describing `names` as doubles (LAS 1.4 R15 table 24: 192 bytes each,
+/// data type 10); names longer than the field's 32 bytes are cut (with a warning).
+simlod::LasVlr extra_bytes_vlr(const std::vector<std::string>& names) {
+  simlod::LasVlr v;
+  const std::string user = "LASF_Spec";
+  std::copy(user.begin(), user.end(), v.user_id.begin());
+  v.record_id = 4;
+  v.data.assign(names.size() * 192, std::byte{0});
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::byte* d = v.data.data() + i * 192;
+    d[2] = std::byte{10};  // double
+    if (names[i].size() > 32) {
+      warn(fmt::format("the extra attribute name '{}' is cut to its first 32 bytes", names[i]));
+    }
+    std::memcpy(d + 4, names[i].data(), std::min<std::size_t>(names[i].size(), 32));
+  }
+  return v;
+}
+
+/// A PLY (or SIM) input with attributes into LAS/LAZ: every attribute into a LAS 1.4 point
+/// format that has a field for it (6 without colour, 7 with, 8 with colour and NIR) and the
+/// extra attributes into extra bytes (doubles) described by an extra-bytes VLR.
+std::uint64_t write_with_attributes(const fs::path& in, const fs::path& out, const Options& opt) {
+  simlod::ReaderOptions ro;
+  ro.threads = opt.threads;
+  const simlod::FileInfo probe = simlod::read_info(in);
+  ro.attributes = probe.attributes;
+  ro.all_extra_attributes = true;
+  auto reader = simlod::open_reader(in, ro);
+  const simlod::FileInfo& info = reader->info();
+  simlod::WriterOptions w;
+  w.origin = info.origin;
+  w.scale = scale_option(opt, w.scale);
+  const bool nir = simlod::has_attribute(info.attributes, simlod::Attribute::Nir);
+  if (opt.point_format >= 0) {
+    w.las_point_format = opt.point_format;
+  } else {
+    w.las_point_format = nir && info.has_color ? 8 : info.has_color ? 7 : 6;
+  }
+  if (nir && !info.has_color && opt.point_format < 0) {
+    warn("NIR is not kept: the LAS formats with NIR also hold RGB, which the input lacks");
+    ro.attributes &= ~simlod::attribute_bit(simlod::Attribute::Nir);
+    reader = simlod::open_reader(in, ro);
+  }
+  const auto& extra = reader->extra_attributes_requested();
+  w.las_record_length = static_cast<std::uint16_t>(
+      simlod::las_min_record_length(w.las_point_format) + 8 * static_cast<int>(extra.size()));
+  simlod::LasMetadata m;
+  m.version_minor = 4;
+  if (!extra.empty()) m.vlrs.push_back(extra_bytes_vlr(extra));
+  w.las_metadata = m;
+  auto writer = simlod::create_writer(out, w);
+  ProgressBar progress("converting", info.point_count, progress_mode(opt));
+  std::vector<simlod::Point> batch(
+      static_cast<std::size_t>(std::clamp<std::uint64_t>(info.point_count, 1, opt.batch)));
+  simlod::PointAttributes attributes;
+  std::uint64_t done = 0;
+  for (std::size_t n; (n = reader->read(batch, attributes)) > 0;) {
+    writer->write_with_attributes(std::span(batch).first(n), attributes);
+    done += n;
+    progress.update(done);
+  }
+  writer->close();
+  progress.finish();
+  report.point_format_out = w.las_point_format;
+  report.vlrs = m.vlrs.size();
+  if (!opt.quiet && !opt.json) {
+    std::string kept = simlod::attribute_names(reader->attributes_requested());
+    for (const std::string& e : extra) kept += fmt::format("{}'{}'", kept.empty() ? "" : ", ", e);
+    fmt::print("kept {} as point format {}\n", kept, w.las_point_format);
+  }
+  return done;
+}
+
 int run(const Options& opt) {
   const fs::path out = opt.files.back();
   // Fail before any work (a PLY input is read twice) on an output that cannot be written.
@@ -263,9 +338,19 @@ int run(const Options& opt) {
     simlod::ReaderOptions ro;
     ro.threads = opt.threads;
     const auto reader = simlod::open_reader(in, ro);
-    if (is_las(reader->info().format) && is_las(simlod::format_from_extension(out))) {
+    const simlod::FileInfo& info = reader->info();
+    const bool las_out = is_las(simlod::format_from_extension(out));
+    const bool has_attributes = info.attributes != 0 || !info.extra_attributes.empty();
+    if (is_las(info.format) && las_out) {
       written = copy_records(*reader, in, out, opt);
+    } else if (las_out && has_attributes) {
+      written = write_with_attributes(in, out, opt);
     } else {
+      if (!is_las(info.format) && has_attributes) {
+        std::string names = simlod::attribute_names(info.attributes);
+        for (const auto& e : info.extra_attributes) names += (names.empty() ? "" : ", ") + e;
+        warn(fmt::format("'{}' keeps no attributes: {} are not kept", out.string(), names));
+      }
       if (is_las(reader->info().format)) {
         warn(fmt::format("'{}' is written from simlod points (XYZ and colour): {} are not kept",
                          out.string(),

@@ -80,6 +80,7 @@ int run(const Options& o) {
                                                             : 1u << 16;
   config.first_batch_points = o.first_batch;
   config.loader_threads = o.loaders;
+  config.color_by.by = ex::load_coloring(o.color);
   const simlod::synth::Order order = demo::order_of(o);
   // What a viewer sets up when it starts, before anything is loaded: the device (through the
   // framebuffer) and the page-locked buffers of the stream.
@@ -99,9 +100,9 @@ int run(const Options& o) {
   // The cameras frame the data, not the empty top of the cube.
   const simlod::Bounds box = ex::relative_box(streamer.bounds(), streamer.octree().cube().min);
   // Scans without colour of their own (most airborne LiDAR) are drawn by elevation by default.
-  const bool data_has_color =
-      o.inputs.empty() || std::any_of(streamer.files().begin(), streamer.files().end(),
-                                      [](const simlod::FileInfo& f) { return f.has_color; });
+  const bool data_has_color = o.inputs.empty() || config.color_by.by != simlod::ColorBy::File ||
+                              std::any_of(streamer.files().begin(), streamer.files().end(),
+                                          [](const simlod::FileInfo& f) { return f.has_color; });
   const simlod::View view = demo::make_view(o, o.view, box, data_has_color);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
@@ -195,9 +196,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--lod", o.lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
   app.add_flag("--edl", o.edl, "eye-dome lighting");
-  app.add_option("--color", o.color, "auto (elevation for data without colour), rgb or elevation")
+  app.add_option("--color", o.color,
+                 "auto (elevation for data without colour), rgb, elevation, or an attribute "
+                 "the points are coloured by as they load: intensity, classification, "
+                 "returns, source")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "rgb", "elevation"}));
+      ->check(
+          CLI::IsMember(std::vector<std::string>(ex::kColorNames.begin(), ex::kColorNames.end())));
   app.add_option("--fps", o.fps, "frames rendered per second at most (0: after every update)")
       ->capture_default_str();
   app.add_option("--frames", o.frames_dir,

@@ -53,7 +53,8 @@ int run_bulk(const Options& o) {
       o.inputs.empty()
           ? load_points(synth::SceneConfig{.points = o.points, .seed = o.seed, .order = order},
                         progress)
-          : load_points({o.inputs.begin(), o.inputs.end()}, progress);
+          : load_points({o.inputs.begin(), o.inputs.end()}, progress,
+                        ColorByOptions{.by = load_coloring(o.color)});
   if (bar) bar->finish();
   Summary s;
   s.bulk = true;

@@ -103,6 +103,12 @@ void print_text(const FileInfo& info, const LasExtras* las) {
     row("offset", bounds_text(info, info.offset));
   }
   row("colour", color_text(info));
+  row("attributes", info.attributes == 0 ? "none" : simlod::attribute_names(info.attributes));
+  if (!info.extra_attributes.empty()) {
+    std::string names;
+    for (const auto& e : info.extra_attributes) names += (names.empty() ? "" : ", ") + e;
+    row("extra", names);
+  }
   if (!info.generator.empty()) row("generator", info.generator);
   if (las == nullptr) return;
   row("crs", las->crs.text());
@@ -148,7 +154,19 @@ void print_json(const FileInfo& info, const LasExtras* las) {
   s += fmt::format("  \"offset\": {},\n", is_las(info) ? json_array(info.offset) : null);
   s += fmt::format("  \"has_color\": {},\n", info.has_color);
   s += fmt::format("  \"color_16bit\": {},\n", info.has_color && info.color_16bit);
-  s += fmt::format("  \"generator\": {}", json_string(info.generator));
+  s += fmt::format("  \"generator\": {},\n", json_string(info.generator));
+  const auto names = [&](const std::vector<std::string>& list) {
+    std::string a = "[";
+    for (const auto& n : list) a += (a.size() > 1 ? ", " : "") + json_string(n);
+    return a + "]";
+  };
+  std::vector<std::string> present;
+  for (std::size_t i = 0; i < simlod::kAttributeCount; ++i) {
+    const auto a = static_cast<simlod::Attribute>(i);
+    if (simlod::has_attribute(info.attributes, a)) present.emplace_back(simlod::to_string(a));
+  }
+  s += fmt::format("  \"attributes_stored\": {},\n  \"extra_attributes\": {}", names(present),
+                   names(info.extra_attributes));
   if (las != nullptr) {
     const auto& crs = las->crs;
     s += fmt::format(
@@ -211,7 +229,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    const FileInfo info = simlod::read_info(path);
+    // Opening names the extra attributes too (LAS extra bytes, PLY scalar properties).
+    const FileInfo info = simlod::open_reader(path)->info();
     std::optional<LasExtras> las;
     if (is_las(info)) las = las_extras(info, header_only);
     if (json) {

@@ -19,22 +19,39 @@ struct Source {
   std::unique_ptr<simlod::synth::Generator> generator;
   simlod::Bounds bounds;  ///< of the points as read (reader: minus its origin)
   bool has_color = true;  ///< the points carry colour of their own (the synthetic scene does)
+  simlod::ColorByOptions coloring;  ///< by an attribute: its range resolved
+  simlod::PointAttributes attributes;
 
   std::size_t next(std::span<simlod::Point> out) {
-    return generator ? generator->next(out) : reader->read(out);
+    if (generator) return generator->next(out);
+    if (coloring.by == simlod::ColorBy::File) return reader->read(out);
+    const std::size_t n = reader->read(out, attributes);
+    simlod::color_points(out.first(n), attributes, coloring);
+    return n;
   }
 };
 
-Source open_source(const std::string& input, std::uint64_t synthetic, std::uint64_t seed) {
+Source open_source(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
+                   const simlod::ColorByOptions& coloring) {
   Source s;
+  s.coloring = coloring;
   if (synthetic > 0) {
+    if (coloring.by != simlod::ColorBy::File) {
+      throw simlod::InvalidInput(fmt::format("the synthetic scene has no {} to colour by",
+                                             simlod::to_string(coloring.by)));
+    }
     s.generator = std::make_unique<simlod::synth::Generator>(
         simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
     s.bounds = s.generator->bounds();
   } else {
-    s.reader = simlod::open_reader(input);
+    simlod::ReaderOptions options;
+    options.attributes = simlod::attributes_for(coloring.by);
+    s.reader = simlod::open_reader(input, options);
     const auto& info = s.reader->info();
-    s.has_color = info.has_color;
+    s.has_color = info.has_color || coloring.by != simlod::ColorBy::File;
+    if (coloring.by == simlod::ColorBy::Intensity && !coloring.intensity_range) {
+      s.coloring.intensity_range = simlod::sample_intensity_range({input});
+    }
     for (int a = 0; a < 3; ++a) {
       s.bounds.min[a] = info.bounds.min[a] - info.origin[a];
       s.bounds.max[a] = info.bounds.max[a] - info.origin[a];
@@ -51,8 +68,9 @@ struct Built {
 
 /// Batch by batch, as a viewer that draws while loading would (simlod-demo streams).
 Built build_incremental(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
-                        const simlod::OctreeConfig& config) {
-  Source source = open_source(input, synthetic, seed);
+                        const simlod::OctreeConfig& config,
+                        const simlod::ColorByOptions& coloring) {
+  Source source = open_source(input, synthetic, seed, coloring);
   const auto origin = simlod::Octree::root_cube(source.bounds).min;
   std::vector<simlod::Point> batch(config.max_batch_points);
   simlod::Octree tree = simlod::Octree::create(source.bounds, config);
@@ -68,10 +86,14 @@ Built build_incremental(const std::string& input, std::uint64_t synthetic, std::
 
 /// --bulk: every point, then one build.
 Built build_bulk(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
-                 const simlod::OctreeConfig& config) {
+                 const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring) {
+  if (synthetic > 0 && coloring.by != simlod::ColorBy::File) {
+    throw simlod::InvalidInput(
+        fmt::format("the synthetic scene has no {} to colour by", simlod::to_string(coloring.by)));
+  }
   simlod::examples::LoadedPoints in =
       synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed})
-                    : simlod::examples::load_points({input});
+                    : simlod::examples::load_points({input}, {}, coloring);
   simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
   const simlod::BuildStats b = tree.stats().build;
   fmt::print(
@@ -115,9 +137,13 @@ int main(int argc, char** argv) {
                      "samples weighted by distance); all but first imply --bulk")
       ->capture_default_str();
   std::string color = "auto";
-  app.add_option("--color", color, "auto (elevation for data without colour), rgb or elevation")
+  app.add_option("--color", color,
+                 "auto (elevation for data without colour), rgb, elevation, or an attribute the "
+                 "points are coloured by as they load: intensity, classification, returns, "
+                 "source")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "rgb", "elevation"}));
+      ->check(CLI::IsMember(std::vector<std::string>(simlod::examples::kColorNames.begin(),
+                                                     simlod::examples::kColorNames.end())));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -130,8 +156,9 @@ int main(int argc, char** argv) {
     if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // the incremental builder samples first-come
     }
-    Built built = bulk ? build_bulk(input, synthetic, seed, config)
-                       : build_incremental(input, synthetic, seed, config);
+    const simlod::ColorByOptions coloring{.by = simlod::examples::load_coloring(color)};
+    Built built = bulk ? build_bulk(input, synthetic, seed, config, coloring)
+                       : build_incremental(input, synthetic, seed, config, coloring);
     const simlod::Octree& tree = built.tree;
     const simlod::Bounds box = simlod::examples::relative_box(built.bounds, tree.cube().min);
     const simlod::OctreeStats st = tree.stats();

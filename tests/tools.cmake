@@ -93,9 +93,13 @@ simlod_tool_test(tool_convert_point_format NEEDS_DATA
        "OUT=\"records_copied\": true," "OUT=\"dropped\": {\"GPS time\": 99999},"
        "OUT=\"zeroed\": .\"RGB\".," "OUT=\"warnings\": .\"point format 6 to 2"
   STEP convert <DATA>/bun_zipper.ply <WORK>/bunny.las -q
-  STEP info <WORK>/bunny.las --header-only "OUT=point format +0"
-  STEP convert <DATA>/bun_zipper.ply <WORK>/bunny3.las --point-format 3 RC=1
-       "ERR=--point-format 3 keeps attributes that only LAS/LAZ input has")
+  STEP info <WORK>/bunny.las --header-only "OUT=point format +6" "OUT=extra +confidence"
+  STEP convert <DATA>/bun_zipper.ply <WORK>/bunny0.las --point-format 0
+       "OUT=kept intensity, 'confidence' as point format 0"
+  STEP info <WORK>/bunny0.las --json "OUT=\"point_format\": 0,"
+       "OUT=\"extra_attributes\": .\"confidence\"." "OUT=\"intensity\": {\"min\": 0, \"max\": 32768}"
+  STEP convert <DATA>/bun_zipper.ply <WORK>/bunny.sim
+       "ERR=bunny.sim' keeps no attributes: intensity, confidence are not kept")
 if(LASzip_FOUND)
   simlod_tool_test(tool_convert_laz_keeps_every_attribute NEEDS_DATA
     STEP convert <DATA>/formats/f8.las <WORK>/f8.laz -q

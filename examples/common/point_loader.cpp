@@ -47,7 +47,7 @@ void shift_points(std::span<Point> points, const std::array<double, 3>& delta) {
 }
 
 LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
-                         const LoadProgress& progress) {
+                         const LoadProgress& progress, const ColorByOptions& coloring) {
   LoadedPoints in;
   in.files = point_cloud_files(inputs);
   in.name = name_of(inputs, in.files.size());
@@ -73,20 +73,34 @@ LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
     }
   }
   const std::array<double, 3> cube_min = Octree::root_cube(in.bounds).min;
+  ColorByOptions colors = coloring;
+  colors.validate();
+  if (colors.by == ColorBy::Intensity && !colors.intensity_range) {
+    colors.intensity_range = sample_intensity_range(in.files);
+  }
+  PointAttributes attributes;
   in.points.reserve(total);
   for (std::size_t f = 0; f < in.files.size(); ++f) {
     if (infos[f].point_count == 0) continue;
     // Relative to the file's minimum corner (the default but for PLY, whose origin is 0), no
     // point comes back below it in float, and none below the cube's corner after the shift.
-    const auto reader = open_reader(in.files[f], {.origin = infos[f].bounds.min});
+    ReaderOptions options;
+    options.origin = infos[f].bounds.min;
+    options.attributes = attributes_for(colors.by);
+    const auto reader = open_reader(in.files[f], options);
     const FileInfo& info = reader->info();
-    in.has_color = in.has_color || info.has_color;
+    in.has_color = in.has_color || info.has_color || colors.by != ColorBy::File;
     const std::array<double, 3> delta{(info.origin[0] - origin[0]) - cube_min[0],
                                       (info.origin[1] - origin[1]) - cube_min[1],
                                       (info.origin[2] - origin[2]) - cube_min[2]};
     const std::size_t end = in.points.size() + info.point_count;
     const std::string what = fmt::format("'{}'", in.files[f].string());
-    const auto read = [&](std::span<Point> out) { return reader->read(out); };
+    const auto read = [&](std::span<Point> out) {
+      if (colors.by == ColorBy::File) return reader->read(out);
+      const std::size_t n = reader->read(out, attributes);
+      color_points(out.first(n), attributes, colors);
+      return n;
+    };
     for (std::size_t n = in.points.size(); n < end; n = in.points.size()) {
       const std::size_t count = std::min(kChunk, end - n);
       in.points.resize(n + count);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "simlod/bounds.hpp"
+#include "simlod/coloring.hpp"
 #include "simlod/point.hpp"
 #include "simlod/synth.hpp"
 
@@ -22,8 +23,10 @@ struct LoadedPoints {
   /// Of the points as read, before that shift: the bounds to create the octree with (several
   /// files: relative to the first file's origin; the synthetic town: its own coordinates).
   Bounds bounds;
-  bool has_color = true;  ///< some file stores colour (the synthetic town has its own)
-  std::string name;       ///< what was read, for messages and reports
+  /// Some file stores colour, or the points were coloured by an attribute (the synthetic town
+  /// has its own).
+  bool has_color = true;
+  std::string name;                          ///< what was read, for messages and reports
   std::vector<std::filesystem::path> files;  ///< the files read, in order (none: synthetic)
 };
 
@@ -35,8 +38,11 @@ using LoadProgress = std::function<void(std::uint64_t done, std::uint64_t total)
 /// the octree's cube in double, so that tiles of a georeferenced survey keep their precision.
 /// Throws the readers' errors (naming the file), IoError for a file that ends before its header's
 /// count, InvalidInput when there are no points.
+/// `coloring`: colours the points by an attribute as they are read (the files must have it:
+/// the reader's InvalidInput otherwise); an intensity range, when none is given, comes from
+/// sample_intensity_range() of all the files, so that they share it.
 LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
-                         const LoadProgress& progress = {});
+                         const LoadProgress& progress = {}, const ColorByOptions& coloring = {});
 
 /// Every point of the synthetic town. Throws InvalidInput for zero points.
 LoadedPoints load_points(const synth::SceneConfig& scene, const LoadProgress& progress = {});

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "simlod/coloring.hpp"
 #include "simlod/error.hpp"
 #include "simlod/view.hpp"
 
@@ -49,14 +50,37 @@ inline View named_view(std::string_view name, const Bounds& box, std::uint32_t w
   throw InvalidInput("unknown view '" + std::string(name) + "' (use overview or closeup)");
 }
 
-/// Sets the colour mode of `v` by name: "rgb", "elevation" (a ramp over the box's z range), or
-/// "auto" (elevation when the data has no colour of its own). Throws InvalidInput for other
-/// names.
-inline void apply_color(View& v, std::string_view mode, bool data_has_color, const Bounds& box) {
-  if (mode != "auto" && mode != "rgb" && mode != "elevation") {
-    throw InvalidInput("unknown colour mode '" + std::string(mode) +
-                       "' (use auto, rgb or elevation)");
+/// The names --color takes: the renderer's modes (auto, rgb, elevation) and the attributes the
+/// points can be coloured by as they are read (simlod::ColorBy).
+inline constexpr std::array<std::string_view, 7> kColorNames{
+    "auto", "rgb", "elevation", "intensity", "classification", "returns", "source"};
+
+/// "auto, rgb, elevation, intensity, classification, returns or source".
+inline std::string color_names() {
+  std::string s;
+  for (std::size_t i = 0; i < kColorNames.size(); ++i) {
+    s += i == 0 ? "" : i + 1 == kColorNames.size() ? " or " : ", ";
+    s += kColorNames[i];
   }
+  return s;
+}
+
+/// What --color asks of the loading: the attribute to colour the points by (File for the
+/// renderer's modes). Throws InvalidInput for unknown names.
+inline ColorBy load_coloring(std::string_view mode) {
+  if (std::find(kColorNames.begin(), kColorNames.end(), mode) == kColorNames.end()) {
+    throw InvalidInput("unknown colour mode '" + std::string(mode) + "' (use " + color_names() +
+                       ")");
+  }
+  if (mode == "auto" || mode == "rgb" || mode == "elevation") return ColorBy::File;
+  return color_by_from_string(mode);
+}
+
+/// Sets the colour mode of `v` by name: "rgb" and the attribute names (the points' colours),
+/// "elevation" (a ramp over the box's z range), or "auto" (elevation when the data has no
+/// colour of its own). Throws InvalidInput for other names.
+inline void apply_color(View& v, std::string_view mode, bool data_has_color, const Bounds& box) {
+  (void)load_coloring(mode);  // checks the name
   const bool elevation = mode == "elevation" || (mode == "auto" && !data_has_color);
   v.color = elevation ? ColorMode::Elevation : ColorMode::Rgb;
   const auto low = static_cast<float>(box.min[2]);

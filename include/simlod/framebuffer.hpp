@@ -42,10 +42,12 @@ class Framebuffer {
 
   /// Turns the samples of the last rasterize() into RGBA8 pixels (rasterize() already did it
   /// with the view's settings; call this to resolve again with others): `background` where no
-  /// sample landed, eye-dome lighting when `eye_dome_lighting`. Writes the framebuffer's own
-  /// image, or the wrapped device buffer.
+  /// sample landed, eye-dome lighting when `eye_dome_lighting` (strength, radius in pixels and
+  /// the black outline around the samples as View's eye_dome_lighting, edl_outline). Writes the
+  /// framebuffer's own image, or the wrapped device buffer. Throws InvalidInput for a strength
+  /// that is negative or not finite or a radius that is not finite, > 0 and <= 64.
   void resolve(std::uint32_t background, bool eye_dome_lighting = false, float edl_strength = 1.0f,
-               std::uint32_t edl_radius = 1);
+               float edl_radius = 1.4f, bool edl_outline = false);
 
   /// The resolved image: width * height * 4 bytes (red, green, blue, alpha), top row first.
   [[nodiscard]] std::vector<std::uint8_t> download() const;

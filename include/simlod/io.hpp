@@ -256,6 +256,17 @@ class PointWriter {
   /// counts per return and bounds come from them. Throws InvalidInput for other writers, a
   /// span that is not whole records, or (LAS 1.0-1.3 formats 0-5) more than 2^32 - 1 points.
   virtual void write_records(std::span<const std::byte> records);
+  /// write(), and each point's attributes as a reader returns them (element i of every array
+  /// that is not empty belongs to points[i]). LAS/LAZ writers put them into the fields of
+  /// WriterOptions' point format (any of 0-10; the rest of a record is 0, return 1 of 1 unless
+  /// given) and the extra attributes, by name, into the extra bytes that the extra-bytes VLR of
+  /// WriterOptions::las_metadata describes (stored = (value - offset) / scale, rounded for
+  /// integer fields). Throws InvalidInput, writing nothing, for an attribute the format has no
+  /// field for, an extra attribute the VLR does not describe, an array shorter than `points`,
+  /// or a value its field cannot hold (naming the point); other writers take only empty
+  /// attributes.
+  virtual void write_with_attributes(std::span<const Point> points,
+                                     const PointAttributes& attributes);
   /// Finishes the file (header, bounds, counts). Called by the destructor if not called, but
   /// only an explicit call reports errors.
   virtual void close() = 0;

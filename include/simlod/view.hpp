@@ -43,11 +43,21 @@ struct View {
   RenderQuality quality = RenderQuality::Fast;
   /// Colour of pixels without samples.
   std::uint32_t background = pack_rgba(0, 0, 0, 255);
-  /// Eye-dome lighting: darkens pixels that lie behind their neighbours (4 neighbours at
-  /// `edl_radius` pixels), so that the shape of colourless scans reads well.
+  /// Eye-dome lighting, as Potree's EDL: darkens pixels that lie behind their neighbours, so
+  /// that the shape of colourless scans reads well. The neighbours are the 8 pixels containing
+  /// the points `edl_radius` pixels from the pixel's centre in the directions 2 pi i / 8 (the
+  /// default 1.4 gives the 8 pixels around it); a pixel's colour is multiplied by
+  /// exp(-300 * edl_strength * sum / 8), the sum taken over its neighbours with a sample of
+  /// max(0, log2 depth - log2 neighbour depth). `edl_strength` must be finite and >= 0,
+  /// `edl_radius` finite, > 0 and <= 64.
   bool eye_dome_lighting = false;
   float edl_strength = 1.0f;
-  std::uint32_t edl_radius = 1;
+  float edl_radius = 1.4f;
+  /// With eye_dome_lighting: empty pixels with a neighbour that holds a sample are drawn opaque
+  /// black instead of `background`, an outline around the samples as Potree's EDL draws. Off by
+  /// default: Potree draws points several pixels wide, simlod one pixel, so in sparse regions
+  /// (close-ups without LOD, thin scans) every gap between points would turn black.
+  bool edl_outline = false;
   ColorMode color = ColorMode::Rgb;
   /// ColorMode::Elevation: the z range (octree coordinates) the ramp spans, low to high; z
   /// outside it takes the end colours. Set it to the data's z range (file bounds minus

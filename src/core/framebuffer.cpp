@@ -23,13 +23,20 @@ constexpr std::uint64_t kMaxPixels = std::uint64_t{1} << 28;
 
 namespace detail {
 
-void validate_edl(float strength, std::uint32_t radius, std::string_view where) {
+void validate_edl(float strength, float radius, std::string_view where) {
   if (!std::isfinite(strength) || strength < 0.0f) {
     throw InvalidInput(fmt::format("{}: edl_strength {} must be finite and >= 0", where, strength));
   }
-  if (radius == 0 || radius > 64) {
-    throw InvalidInput(fmt::format("{}: edl_radius {} must be in 1 .. 64", where, radius));
+  if (!std::isfinite(radius) || radius <= 0.0f || radius > 64.0f) {
+    throw InvalidInput(
+        fmt::format("{}: edl_radius {} must be finite, > 0 and <= 64", where, radius));
   }
+}
+
+ResolveSettings resolve_settings(std::uint32_t background, bool eye_dome_lighting,
+                                 float edl_strength, float edl_radius, bool edl_outline) {
+  return ResolveSettings{background, eye_dome_lighting, edl_strength,
+                         edl_radius, edl_outline,       edl_offsets(edl_radius)};
 }
 
 }  // namespace detail
@@ -65,9 +72,10 @@ std::uint32_t Framebuffer::height() const { return store().height; }
 Backend Framebuffer::backend() const { return store().kind; }
 
 void Framebuffer::resolve(std::uint32_t background, bool eye_dome_lighting, float edl_strength,
-                          std::uint32_t edl_radius) {
+                          float edl_radius, bool edl_outline) {
   detail::validate_edl(edl_strength, edl_radius, "resolve");
-  (void)detail::resolve(store(), {background, eye_dome_lighting, edl_strength, edl_radius});
+  (void)detail::resolve(store(), detail::resolve_settings(background, eye_dome_lighting,
+                                                          edl_strength, edl_radius, edl_outline));
 }
 
 std::vector<std::uint8_t> Framebuffer::download() const { return detail::download(store()); }

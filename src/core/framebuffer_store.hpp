@@ -9,6 +9,7 @@
 #include <memory>
 #include <string_view>
 
+#include "core/render_math.hpp"
 #include "kernels/entry.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/framebuffer.hpp"
@@ -20,12 +21,22 @@ namespace cpu {
 class Framebuffer;  // core/cpu/render/framebuffer.hpp
 }
 
+/// How resolve() turns framebuffer words into RGBA8 (View::background, eye_dome_lighting,
+/// edl_strength, edl_radius). Make it with resolve_settings(), which fills in the offsets.
 struct ResolveSettings {
   std::uint32_t background = 0;
   bool eye_dome_lighting = false;
   float edl_strength = 1.0f;
-  std::uint32_t edl_radius = 1;
+  float edl_radius = 1.4f;  ///< pixels
+  bool edl_outline = false;
+  /// The eye-dome neighbours at edl_radius, computed once on the host (core code, compiled
+  /// without contraction) and handed to either backend, so both use the same pixels.
+  EdlOffsets edl_offsets{};
 };
+
+/// The settings of a resolve with the eye-dome offsets of `edl_radius` (validated before).
+ResolveSettings resolve_settings(std::uint32_t background, bool eye_dome_lighting,
+                                 float edl_strength, float edl_radius, bool edl_outline);
 
 /// The size both backends' framebuffers share.
 class FramebufferSize {
@@ -56,8 +67,9 @@ struct FramebufferStore {
 };
 
 /// Throws InvalidInput, prefixed by `where`, for an eye-dome strength that is negative or not
-/// finite or a radius outside 1 .. 64 (View::validate and Framebuffer::resolve).
-void validate_edl(float strength, std::uint32_t radius, std::string_view where);
+/// finite or a radius (pixels) that is not finite, > 0 and <= 64 (View::validate and
+/// Framebuffer::resolve).
+void validate_edl(float strength, float radius, std::string_view where);
 
 /// Reaches the store of a Framebuffer (for rasterize()).
 struct FramebufferAccess {

@@ -39,8 +39,8 @@ RenderJob make_render_job(const View& view, float edge) {
   }
   job.budget = view.point_budget;
   job.blend = view.quality == RenderQuality::High;
-  job.resolve =
-      ResolveSettings{view.background, view.eye_dome_lighting, view.edl_strength, view.edl_radius};
+  job.resolve = resolve_settings(view.background, view.eye_dome_lighting, view.edl_strength,
+                                 view.edl_radius, view.edl_outline);
   return job;
 }
 

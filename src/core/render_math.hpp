@@ -27,9 +27,14 @@ inline constexpr std::uint64_t kEmptyPixel = ~std::uint64_t{0};
 inline constexpr std::uint32_t kBudgetSteps = 64;
 /// RenderQuality::High averages samples whose depth is at most the nearest one times this.
 inline constexpr float kBlendDepthFactor = 1.01f;
-/// Eye-dome lighting: shade = exp(-kEdlScale * strength * mean log2 depth step to neighbours)
-/// (the scale Potree uses).
+/// Eye-dome lighting, as Potree's EDL: shade = exp(-kEdlScale * strength * sum / kEdlNeighbours),
+/// the sum taken over the log2 depth steps down to the neighbours on a circle (Potree's scale and
+/// neighbour count).
 inline constexpr float kEdlScale = 300.0f;
+inline constexpr std::uint32_t kEdlNeighbours = 8;
+/// Eye-dome lighting: an empty pixel next to a sample is drawn in this colour (Potree's EDL
+/// outlines the samples in black).
+inline constexpr std::uint32_t kEdlSilhouette = pack_rgba(0, 0, 0, 255);
 
 SIMLOD_HD float mul_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
@@ -266,27 +271,89 @@ SIMLOD_HD std::uint32_t resolve_colour(std::uint32_t rgba, const std::uint64_t* 
   return pack_rgba(r, g, b, 255);
 }
 
-/// Eye-dome lighting factor of pixel (col, row) from the framebuffer words: 1 for no darkening.
-/// Neighbours without a sample, or outside the image, do not darken.
+/// Pixel offsets (columns right, rows down) of the eye-dome neighbours of a pixel.
+struct EdlOffsets {
+  std::int32_t col[kEdlNeighbours];
+  std::int32_t row[kEdlNeighbours];
+};
+
+/// The eye-dome neighbours at `radius` pixels (finite, 0 < radius <= 64): with a = 2 pi i / 8,
+/// neighbour i is the pixel that contains (col + 0.5 + radius cos a, row + 0.5 + radius sin a).
+/// Radius 1.4 (Potree's) gives the 8 pixels around the centre, 2 reaches 2 pixels along the
+/// axes and 1 along the diagonals. The directions are float literals and every operation is
+/// rounded on its own, so host and device get the same offsets.
+SIMLOD_HD EdlOffsets edl_offsets(float radius) {
+  constexpr float kDiagonal = 0.707106781f;  // cos(pi / 4)
+  constexpr float kCos[kEdlNeighbours] = {1.0f,  kDiagonal,  0.0f, -kDiagonal,
+                                          -1.0f, -kDiagonal, 0.0f, kDiagonal};
+  constexpr float kSin[kEdlNeighbours] = {0.0f, kDiagonal,  1.0f,  kDiagonal,
+                                          0.0f, -kDiagonal, -1.0f, -kDiagonal};
+  EdlOffsets o{};
+  for (std::uint32_t i = 0; i < kEdlNeighbours; ++i) {
+    o.col[i] = static_cast<std::int32_t>(floorf(add_rn(0.5f, mul_rn(radius, kCos[i]))));
+    o.row[i] = static_cast<std::int32_t>(floorf(add_rn(0.5f, mul_rn(radius, kSin[i]))));
+  }
+  return o;
+}
+
+/// The word of neighbour i of pixel (col, row), kEmptyPixel when it lies outside the image.
+SIMLOD_HD std::uint64_t edl_neighbour(const std::uint64_t* words, std::uint32_t width,
+                                      std::uint32_t height, std::uint32_t col, std::uint32_t row,
+                                      const EdlOffsets& offsets, std::uint32_t i) {
+  const std::int64_t c = std::int64_t{col} + offsets.col[i];
+  const std::int64_t r = std::int64_t{row} + offsets.row[i];
+  if (c < 0 || r < 0 || c >= std::int64_t{width} || r >= std::int64_t{height}) return kEmptyPixel;
+  return words[static_cast<std::uint64_t>(r) * width + static_cast<std::uint64_t>(c)];
+}
+
+/// Eye-dome lighting factor of pixel (col, row), which holds a sample: 1 for no darkening.
+/// Neighbours without a sample, or outside the image, add nothing to the sum, which is divided
+/// by kEdlNeighbours all the same (Potree's EDL).
 SIMLOD_HD float edl_shade(const std::uint64_t* words, std::uint32_t width, std::uint32_t height,
-                          std::uint32_t col, std::uint32_t row, std::uint32_t radius,
+                          std::uint32_t col, std::uint32_t row, const EdlOffsets& offsets,
                           float strength) {
   const std::uint64_t own = words[std::uint64_t{row} * width + col];
   const float depth = float_of(static_cast<std::uint32_t>(own >> 32));
   const float log_own = log2f(depth > 1e-30f ? depth : 1e-30f);
   float sum = 0.0f;
-  const int dc[4] = {1, -1, 0, 0}, dr[4] = {0, 0, 1, -1};
-  for (int i = 0; i < 4; ++i) {
-    const long long c = static_cast<long long>(col) + dc[i] * static_cast<long long>(radius);
-    const long long r = static_cast<long long>(row) + dr[i] * static_cast<long long>(radius);
-    if (c < 0 || r < 0 || c >= width || r >= height) continue;
-    const std::uint64_t other = words[static_cast<std::uint64_t>(r) * width + c];
+  for (std::uint32_t i = 0; i < kEdlNeighbours; ++i) {
+    const std::uint64_t other = edl_neighbour(words, width, height, col, row, offsets, i);
     if (other == kEmptyPixel) continue;
     const float d = float_of(static_cast<std::uint32_t>(other >> 32));
     const float step = add_rn(log_own, -log2f(d > 1e-30f ? d : 1e-30f));
     sum = add_rn(sum, step > 0.0f ? step : 0.0f);
   }
-  return expf(-mul_rn(mul_rn(kEdlScale, strength), mul_rn(sum, 0.25f)));
+  return expf(-mul_rn(mul_rn(kEdlScale, strength), mul_rn(sum, 1.0f / kEdlNeighbours)));
+}
+
+/// Eye-dome lighting of an empty pixel (col, row): true when one of its neighbours holds a
+/// sample, which makes it part of the black outline around the samples.
+SIMLOD_HD bool edl_silhouette(const std::uint64_t* words, std::uint32_t width, std::uint32_t height,
+                              std::uint32_t col, std::uint32_t row, const EdlOffsets& offsets) {
+  for (std::uint32_t i = 0; i < kEdlNeighbours; ++i) {
+    if (edl_neighbour(words, width, height, col, row, offsets, i) != kEmptyPixel) return true;
+  }
+  return false;
+}
+
+/// RGBA8 of pixel (col, row), both backends' resolve: `background` where no sample landed
+/// (kEdlSilhouette there with eye-dome lighting and `outline` when a neighbour holds a
+/// sample), else the
+/// sample's colour or the mean of `sums` (High quality; nullptr otherwise: two words per pixel),
+/// shaded by eye-dome lighting when `edl`.
+SIMLOD_HD std::uint32_t resolve_pixel(const std::uint64_t* words, const std::uint64_t* sums,
+                                      std::uint32_t width, std::uint32_t height, std::uint32_t col,
+                                      std::uint32_t row, std::uint32_t background, bool edl,
+                                      bool outline, float edl_strength, const EdlOffsets& offsets) {
+  const std::uint64_t i = std::uint64_t{row} * width + col;
+  const std::uint64_t word = words[i];
+  if (word == kEmptyPixel) {
+    return edl && outline && edl_silhouette(words, width, height, col, row, offsets)
+               ? kEdlSilhouette
+               : background;
+  }
+  const float shade = edl ? edl_shade(words, width, height, col, row, offsets, edl_strength) : 1.0f;
+  return resolve_colour(static_cast<std::uint32_t>(word), sums ? sums + 2 * i : nullptr, shade);
 }
 
 }  // namespace simlod::detail

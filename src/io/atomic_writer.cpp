@@ -63,6 +63,16 @@ class AtomicWriter final : public PointWriter {
     points_written_ = inner_->points_written();
   }
 
+  void write_with_attributes(std::span<const Point> points,
+                             const PointAttributes& attributes) override {
+    try {
+      inner_->write_with_attributes(points, attributes);
+    } catch (...) {
+      rethrow_naming(partial_, path_);
+    }
+    points_written_ = inner_->points_written();
+  }
+
   void write_records(std::span<const std::byte> records) override {
     try {
       inner_->write_records(records);

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "io/las_fields.hpp"
 #include "io/las_format.hpp"
@@ -162,6 +164,157 @@ void decode_las_attributes(const std::byte* records, std::size_t n, int f,
     for (std::size_t e = 0; e < extra.size(); ++e) {
       const LasExtraField& x = extra[e];
       out.extra[e].values[k] = load_extra(r + x.offset, x.type) * x.scale + x.value_offset;
+    }
+  }
+}
+
+namespace {
+
+/// The stored value of an extra field for `value`, or nullopt when its type cannot hold it.
+std::optional<double> extra_stored(const LasExtraField& f, double value) {
+  const double v = (value - f.value_offset) / f.scale;
+  if (f.type == 9 || f.type == 10) return v;
+  constexpr std::array<double, 11> kLow{0, 0, -128, 0, -32768, 0, -2147483648.0, 0, -9.2e18, 0, 0};
+  constexpr std::array<double, 11> kHigh{
+      0, 255, 127, 65535, 32767, 4294967295.0, 2147483647.0, 1.8e19, 9.2e18, 0, 0};
+  const double r = std::round(v);
+  if (!(r >= kLow[static_cast<std::size_t>(f.type)] &&
+        r <= kHigh[static_cast<std::size_t>(f.type)])) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+void store_extra(std::byte* p, int type, double v) {
+  switch (type) {
+    case 1: store_le<std::uint8_t>(p, 0, static_cast<std::uint8_t>(v)); break;
+    case 2: store_le<std::int8_t>(p, 0, static_cast<std::int8_t>(v)); break;
+    case 3: store_le<std::uint16_t>(p, 0, static_cast<std::uint16_t>(v)); break;
+    case 4: store_le<std::int16_t>(p, 0, static_cast<std::int16_t>(v)); break;
+    case 5: store_le<std::uint32_t>(p, 0, static_cast<std::uint32_t>(v)); break;
+    case 6: store_le<std::int32_t>(p, 0, static_cast<std::int32_t>(v)); break;
+    case 7: store_le<std::uint64_t>(p, 0, static_cast<std::uint64_t>(v)); break;
+    case 8: store_le<std::int64_t>(p, 0, static_cast<std::int64_t>(v)); break;
+    case 9: store_le<float>(p, 0, static_cast<float>(v)); break;
+    default: store_le<double>(p, 0, v); break;
+  }
+}
+
+}  // namespace
+
+void encode_las_attributes(std::byte* records, std::size_t n, int f, std::size_t record_length,
+                           const PointAttributes& a, std::size_t first,
+                           std::span<const LasExtraField> fields, const std::filesystem::path& path,
+                           std::uint64_t first_index) {
+  const AttributeMask present = a.present();
+  const AttributeMask lacking = present & ~las_attributes(f);
+  if (lacking != 0) {
+    throw InvalidInput(fmt::format("'{}': LAS point format {} has no field for {}", path.string(),
+                                   f, attribute_names(lacking)));
+  }
+  std::vector<const LasExtraField*> extra(a.extra.size());
+  for (std::size_t e = 0; e < a.extra.size(); ++e) {
+    for (const LasExtraField& x : fields) {
+      if (x.name == a.extra[e].name) extra[e] = &x;
+    }
+    if (extra[e] == nullptr) {
+      throw InvalidInput(fmt::format(
+          "'{}': the extra attribute '{}' has no field: the extra-bytes VLR of the writer's "
+          "metadata does not describe it",
+          path.string(), a.extra[e].name));
+    }
+  }
+  auto check_size = [&](std::size_t size, const char* what) {
+    if (size != 0 && size < first + n) {
+      throw InvalidInput(
+          fmt::format("'{}': {} values of {} for {} points", path.string(), size, what, first + n));
+    }
+  };
+  check_size(a.intensity.size(), "intensity");
+  check_size(a.return_number.size(), "return_number");
+  check_size(a.number_of_returns.size(), "number_of_returns");
+  check_size(a.classification.size(), "classification");
+  check_size(a.classification_flags.size(), "classification_flags");
+  check_size(a.scanner_channel.size(), "scanner_channel");
+  check_size(a.scan_flags.size(), "scan_flags");
+  check_size(a.scan_angle.size(), "scan_angle");
+  check_size(a.user_data.size(), "user_data");
+  check_size(a.point_source_id.size(), "point_source_id");
+  check_size(a.gps_time.size(), "gps_time");
+  check_size(a.nir.size(), "nir");
+  for (const auto& e : a.extra) check_size(e.values.size(), e.name.c_str());
+
+  const bool legacy = f <= 5;
+  const unsigned max_return = legacy ? 7 : 15, max_class = legacy ? 31 : 255;
+  const unsigned max_flags = legacy ? 7 : 15;
+  auto bad = [&](std::size_t i, const std::string& what) {
+    return InvalidInput(fmt::format("'{}': point {}: {} does not fit LAS point format {}",
+                                    path.string(), first_index + i, what, f));
+  };
+  // Everything is checked before the first record changes.
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t k = first + i;
+    if (!a.return_number.empty() && a.return_number[k] > max_return) {
+      throw bad(i, fmt::format("return number {}", a.return_number[k]));
+    }
+    if (!a.number_of_returns.empty() && a.number_of_returns[k] > max_return) {
+      throw bad(i, fmt::format("number of returns {}", a.number_of_returns[k]));
+    }
+    if (!a.classification.empty() && a.classification[k] > max_class) {
+      throw bad(i, fmt::format("class {}", a.classification[k]));
+    }
+    if (!a.classification_flags.empty() && a.classification_flags[k] > max_flags) {
+      throw bad(i, fmt::format("classification flags {:#x}", a.classification_flags[k]));
+    }
+    if (!a.scanner_channel.empty() && a.scanner_channel[k] > 3) {
+      throw bad(i, fmt::format("scanner channel {}", a.scanner_channel[k]));
+    }
+    if (!a.scan_flags.empty() && a.scan_flags[k] > 3) {
+      throw bad(i, fmt::format("scan flags {:#x}", a.scan_flags[k]));
+    }
+    if (!a.scan_angle.empty()) {
+      const double deg = a.scan_angle[k];
+      const double stored = legacy ? std::round(deg) : std::round(deg / 0.006);
+      const double limit = legacy ? 127.0 : 32767.0;
+      if (!(std::abs(stored) <= limit)) throw bad(i, fmt::format("scan angle {} degrees", deg));
+    }
+    for (std::size_t e = 0; e < a.extra.size(); ++e) {
+      if (!extra_stored(*extra[e], a.extra[e].values[k])) {
+        throw bad(i,
+                  fmt::format("extra attribute '{}' = {}", a.extra[e].name, a.extra[e].values[k]));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t k = first + i;
+    std::byte* r = records + i * record_length;
+    LasFields x = read_las_fields(r, f);
+    if (!a.intensity.empty()) x.intensity = a.intensity[k];
+    if (!a.return_number.empty()) x.ret = a.return_number[k];
+    if (!a.number_of_returns.empty()) x.returns = a.number_of_returns[k];
+    if (!a.classification.empty()) x.classification = a.classification[k];
+    if (!a.classification_flags.empty()) x.flags = a.classification_flags[k];
+    if (!a.scanner_channel.empty()) x.channel = a.scanner_channel[k];
+    if (!a.scan_flags.empty()) {
+      x.scan_direction = a.scan_flags[k] & 1u;
+      x.edge = (a.scan_flags[k] >> 1) & 1u;
+    }
+    if (!a.user_data.empty()) x.user_data = a.user_data[k];
+    if (!a.point_source_id.empty()) x.source = a.point_source_id[k];
+    if (!a.scan_angle.empty()) {
+      // write_las_fields() stores the legacy rank as round(scan_angle * 0.006).
+      x.scan_angle = static_cast<int>(legacy ? std::lround(std::round(a.scan_angle[k]) / 0.006)
+                                             : std::lround(a.scan_angle[k] / 0.006));
+    }
+    write_las_fields(r, f, x);
+    if (legacy && !a.scan_angle.empty()) {
+      store_le<std::int8_t>(r, 16, static_cast<std::int8_t>(std::lround(a.scan_angle[k])));
+    }
+    if (!a.gps_time.empty()) store_le<double>(r, las_time_offset(f), a.gps_time[k]);
+    if (!a.nir.empty()) store_le<std::uint16_t>(r, las_nir_offset(f), a.nir[k]);
+    for (std::size_t e = 0; e < a.extra.size(); ++e) {
+      store_extra(r + extra[e]->offset, extra[e]->type,
+                  *extra_stored(*extra[e], a.extra[e].values[k]));
     }
   }
 }

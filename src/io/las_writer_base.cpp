@@ -65,6 +65,32 @@ void LasWriterBase::write(std::span<const Point> points) {
   }
 }
 
+void LasWriterBase::write_with_attributes(std::span<const Point> points,
+                                          const PointAttributes& attributes) {
+  check_open(points.size());
+  if (!extra_fields_) {
+    extra_fields_.emplace();
+    if (record_length_ > las_record_length(point_format_) && metadata_) {
+      *extra_fields_ = parse_las_extra_bytes(*metadata_, point_format_, record_length_, path_);
+    }
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    (void)quantizer_(points[i], points_written_ + i);
+  }
+  // The whole span is encoded (and checked) before any of it is written.
+  buffer_.assign(points.size() * record_length_, std::byte{0});
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    encode_record(buffer_.data() + i * record_length_, point_format_,
+                  quantizer_(points[i], points_written_ + i), points[i].rgba);
+  }
+  encode_las_attributes(buffer_.data(), points.size(), point_format_, record_length_, attributes, 0,
+                        *extra_fields_, path_, points_written_);
+  for (std::size_t begin = 0; begin < points.size(); begin += kBlockPoints) {
+    const std::size_t n = std::min(kBlockPoints, points.size() - begin);
+    append(std::span(buffer_).subspan(begin * record_length_, n * record_length_));
+  }
+}
+
 void LasWriterBase::write_records(std::span<const std::byte> records) {
   if (records.size() % record_length_ != 0) {
     throw InvalidInput(

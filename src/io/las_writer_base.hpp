@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "io/las_attributes.hpp"
 #include "io/las_header_encode.hpp"
 #include "io/las_quantizer.hpp"
 #include "simlod/io.hpp"
@@ -20,6 +21,8 @@ class LasWriterBase : public PointWriter {
  public:
   void write(std::span<const Point> points) final;
   void write_records(std::span<const std::byte> records) final;
+  void write_with_attributes(std::span<const Point> points,
+                             const PointAttributes& attributes) final;
 
  protected:
   /// Checks the options (InvalidInput naming `path`); creates nothing.
@@ -49,6 +52,7 @@ class LasWriterBase : public PointWriter {
   void append(std::span<const std::byte> records);
 
   RecordTally tally_;
+  std::optional<std::vector<LasExtraField>> extra_fields_;  ///< parsed at first need
   std::vector<std::byte> buffer_;
 };
 

@@ -100,6 +100,15 @@ void PointWriter::write_records(std::span<const std::byte> /*records*/) {
       "write_records() takes LAS point records; only LAS and LAZ writers write them");
 }
 
+void PointWriter::write_with_attributes(std::span<const Point> points,
+                                        const PointAttributes& attributes) {
+  if (attributes.present() != 0 || !attributes.extra.empty()) {
+    throw InvalidInput(fmt::format("this writer keeps no attributes ({} given); LAS and LAZ do",
+                                   attribute_names(attributes.present())));
+  }
+  write(points);
+}
+
 void PointReader::seek(std::uint64_t index) {
   if (index == points_read_) return;
   if (index > info_.point_count) {

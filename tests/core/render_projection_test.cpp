@@ -1,10 +1,16 @@
 // Renderer basics on the CPU backend: where a sample lands, which of two samples wins, what
-// is clipped, depth, background, and the framebuffer's own checks.
+// is clipped, depth, background, eye-dome lighting, and the framebuffer's own checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <compare>
 #include <filesystem>
 #include <limits>
+#include <numbers>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/render_test_util.hpp"
 #include "simlod/error.hpp"
@@ -181,6 +187,292 @@ TEST(RenderProjection, EyeDomeLightingDarkensPixelsBehindTheirNeighbours) {
   EXPECT_LT(red_of(pixel_at(image, 8, col - 1, row)), 200u);          // behind the column
   EXPECT_EQ(pixel_at(image, 8, col, row), pack_rgba(200, 200, 200));  // nearest: no darkening
   EXPECT_EQ(pixel_at(image, 8, 0, 0), pack_rgba(200, 200, 200));      // flat and far from it
+}
+
+// Eye-dome lighting as Potree's EDL, checked against an independent evaluation in double of
+// the formula: neighbour i of a pixel is the one containing the point at `radius` pixels from
+// its centre in the direction 2 pi i / 8; shade = exp(-300 * strength * sum / 8), the sum over
+// neighbours with a sample of max(0, log2 depth - log2 neighbour depth); an empty pixel with a
+// sampled neighbour is opaque black.
+
+struct PixelOffset {
+  int col, row;
+  auto operator<=>(const PixelOffset&) const = default;
+};
+
+std::vector<PixelOffset> edl_neighbours(double radius) {
+  std::vector<PixelOffset> out;
+  for (int i = 0; i < 8; ++i) {
+    const double a = 2.0 * std::numbers::pi * i / 8.0;
+    out.push_back({static_cast<int>(std::floor(0.5 + radius * std::cos(a))),
+                   static_cast<int>(std::floor(0.5 + radius * std::sin(a)))});
+  }
+  return out;
+}
+
+std::set<PixelOffset> as_set(const std::vector<PixelOffset>& v) { return {v.begin(), v.end()}; }
+
+constexpr std::uint32_t kEdlSize = 20;
+constexpr std::uint32_t kPlaneColour = pack_rgba(200, 160, 120);
+constexpr std::uint32_t kEdlBackground = pack_rgba(10, 20, 30, 255);
+constexpr std::uint32_t kOutline = pack_rgba(0, 0, 0, 255);
+
+/// Samples on the cells [2, 18)^2 of a 20 x 20 top view (cell (x, y) lands on column x, row
+/// 19 - y) at z = 1, except: cell (3, 9) raised to z = 1.2, next to the square's left edge (its
+/// neighbours there have empty neighbours of their own); cell (13, 6) lowered to z = 0.8; cell
+/// (10, 13) left empty (a hole).
+std::vector<Point> edl_plane() {
+  std::vector<Point> pts;
+  for (int y = 2; y < 18; ++y) {
+    for (int x = 2; x < 18; ++x) {
+      if (x == 10 && y == 13) continue;
+      const float z = (x == 3 && y == 9) ? 1.2f : (x == 13 && y == 6) ? 0.8f : 1.0f;
+      pts.push_back({x + 0.5f, y + 0.5f, z, kPlaneColour});
+    }
+  }
+  return pts;
+}
+
+/// The eye-dome image expected from the unshaded image and the depth buffer (+inf: empty),
+/// evaluated in double.
+std::vector<std::uint32_t> expected_edl(const std::vector<std::uint8_t>& plain,
+                                        const std::vector<float>& depth, std::uint32_t w,
+                                        std::uint32_t h, double strength, double radius,
+                                        std::uint32_t background) {
+  const std::vector<PixelOffset> nb = edl_neighbours(radius);
+  std::vector<std::uint32_t> out(std::size_t{w} * h);
+  for (std::uint32_t row = 0; row < h; ++row) {
+    for (std::uint32_t col = 0; col < w; ++col) {
+      const std::size_t i = std::size_t{row} * w + col;
+      double sum = 0.0;
+      bool sampled_neighbour = false;
+      for (const PixelOffset& o : nb) {
+        const long c = long{col} + o.col, r = long{row} + o.row;
+        if (c < 0 || r < 0 || c >= long{w} || r >= long{h}) continue;
+        const float d = depth[std::size_t(r) * w + std::size_t(c)];
+        if (std::isinf(d)) continue;
+        sampled_neighbour = true;
+        if (!std::isinf(depth[i])) {
+          sum += std::max(0.0, std::log2(double{depth[i]}) - std::log2(double{d}));
+        }
+      }
+      if (std::isinf(depth[i])) {
+        out[i] = sampled_neighbour ? kOutline : background;
+        continue;
+      }
+      const std::uint32_t c = pixel_at(plain, w, col, row);
+      if (sum == 0.0) {
+        out[i] = pack_rgba(red_of(c), green_of(c), blue_of(c), 255);
+        continue;
+      }
+      const double shade = std::exp(-300.0 * strength * sum / 8.0);
+      auto channel = [&](std::uint32_t v) {
+        return static_cast<std::uint32_t>(std::floor(v * shade + 0.5));
+      };
+      out[i] = pack_rgba(channel(red_of(c)), channel(green_of(c)), channel(blue_of(c)), 255);
+    }
+  }
+  return out;
+}
+
+/// Pixels of `image` further than one colour step from `expected` in a channel, or with
+/// another alpha; the first few are printed.
+std::size_t edl_mismatches(const std::vector<std::uint8_t>& image,
+                           const std::vector<std::uint32_t>& expected, std::uint32_t w) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto col = static_cast<std::uint32_t>(i % w), row = static_cast<std::uint32_t>(i / w);
+    const std::uint32_t got = pixel_at(image, w, col, row), want = expected[i];
+    auto off = [](std::uint32_t a, std::uint32_t b) { return a > b + 1 || b > a + 1; };
+    if (off(red_of(got), red_of(want)) || off(green_of(got), green_of(want)) ||
+        off(blue_of(got), blue_of(want)) || (got >> 24) != (want >> 24)) {
+      if (n++ < 5) {
+        ADD_FAILURE() << "pixel (" << col << ", " << row << "): got " << std::hex << got
+                      << ", expected " << want;
+      }
+    }
+  }
+  return n;
+}
+
+TEST(RenderEyeDome, NeighboursAreThePixelsOnTheCircle) {
+  // The 8 pixels around the centre at Potree's radius 1.4.
+  EXPECT_EQ(as_set(edl_neighbours(1.4)),
+            (std::set<PixelOffset>{
+                {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}}));
+  // Radius 2: two pixels along the axes, but floor(0.5 + 2 cos(pi / 4)) = 1 on the diagonals.
+  EXPECT_EQ(as_set(edl_neighbours(2.0)),
+            (std::set<PixelOffset>{
+                {2, 0}, {1, 1}, {0, 2}, {-1, 1}, {-2, 0}, {-1, -1}, {0, -2}, {1, -1}}));
+  // Radius 2.5: the points at +-2.5 from the centre lie in pixels +3 and -2.
+  EXPECT_EQ(as_set(edl_neighbours(2.5)),
+            (std::set<PixelOffset>{
+                {3, 0}, {2, 2}, {0, 3}, {-2, 2}, {-2, 0}, {-2, -2}, {0, -2}, {2, -2}}));
+  for (double r : {1.4, 2.0, 2.5}) EXPECT_EQ(edl_neighbours(r).size(), 8u);
+}
+
+TEST(RenderEyeDome, ShadesByTheLogDepthStepsToTheNeighbours) {
+  Octree tree = leaf_tree(edl_plane(), 32.0);
+  View view = top_view(0, kEdlSize, 0, kEdlSize, kEdlSize, kEdlSize);
+  view.lod_threshold = 0.0f;
+  view.background = kEdlBackground;
+  Framebuffer fb(kEdlSize, kEdlSize, Backend::Cpu, 2);
+  rasterize(tree, view, fb);
+  const auto plain = fb.download();
+  const auto depth = fb.download_depth();
+  // The raised and the lowered sample, from the depth buffer (top-down: higher is nearer).
+  std::size_t top = 0, pit = 0;
+  for (std::size_t i = 0; i < depth.size(); ++i) {
+    if (std::isinf(depth[i])) continue;
+    if (depth[i] < depth[top] || std::isinf(depth[top])) top = i;
+    if (depth[i] > depth[pit] || std::isinf(depth[pit])) pit = i;
+  }
+  const int top_col = int(top % kEdlSize), top_row = int(top / kEdlSize);
+  ASSERT_EQ(top_col, 3);
+  ASSERT_EQ(top_row, 10);
+  ASSERT_EQ(pit, std::size_t{13} * kEdlSize + 13);
+  const float plane = depth[std::size_t{4} * kEdlSize + 4];
+  ASSERT_LT(depth[top], plane);
+  ASSERT_GT(depth[pit], plane);
+
+  struct Case {
+    float strength, radius;
+  };
+  for (const Case& k : {Case{1.0f, 1.4f}, Case{1.0f, 2.0f}, Case{0.5f, 2.5f}, Case{2.0f, 1.4f}}) {
+    SCOPED_TRACE(testing::Message() << "strength " << k.strength << ", radius " << k.radius);
+    View v = view;
+    v.eye_dome_lighting = true;
+    v.edl_outline = true;
+    v.edl_strength = k.strength;
+    v.edl_radius = k.radius;
+    rasterize(tree, v, fb);
+    const auto image = fb.download();
+    const auto want =
+        expected_edl(plain, depth, kEdlSize, kEdlSize, k.strength, k.radius, kEdlBackground);
+    EXPECT_EQ(edl_mismatches(image, want, kEdlSize), 0u);
+    // Resolving again with the same settings gives the same image.
+    fb.resolve(kEdlBackground, true, k.strength, k.radius, true);
+    EXPECT_EQ(fb.download(), image);
+
+    // The darkened samples are exactly the pit and the pixels that have the raised sample
+    // among their neighbours.
+    std::set<PixelOffset> darkened, want_darkened{{13, 13}};
+    for (const PixelOffset& o : edl_neighbours(k.radius)) {
+      const PixelOffset q{top_col - o.col, top_row - o.row};
+      if (!std::isinf(depth[std::size_t(q.row) * kEdlSize + std::size_t(q.col)])) {
+        want_darkened.insert(q);
+      }
+    }
+    for (std::uint32_t row = 0; row < kEdlSize; ++row) {
+      for (std::uint32_t col = 0; col < kEdlSize; ++col) {
+        if (std::isinf(depth[std::size_t{row} * kEdlSize + col])) continue;
+        if (pixel_at(image, kEdlSize, col, row) != kPlaneColour) {
+          darkened.insert({int(col), int(row)});
+        }
+      }
+    }
+    EXPECT_EQ(darkened, want_darkened);
+
+    // One step of the raised sample: the mean over 8 neighbours, even where some of them are
+    // empty (the square's edge column, left of the raised sample).
+    const double step = std::log2(double{plane}) - std::log2(double{depth[top]});
+    const double one = std::exp(-300.0 * k.strength * step / 8.0);
+    if (k.radius == 1.4f) {
+      EXPECT_EQ(pixel_at(image, kEdlSize, 2, 10), pack_rgba(std::uint32_t(std::lround(200 * one)),
+                                                            std::uint32_t(std::lround(160 * one)),
+                                                            std::uint32_t(std::lround(120 * one))));
+      EXPECT_NE(pixel_at(image, kEdlSize, 4, 10), kPlaneColour);  // next to it
+      EXPECT_EQ(pixel_at(image, kEdlSize, 5, 10), kPlaneColour);  // two pixels away
+    }
+    if (k.radius == 2.0f) {
+      EXPECT_EQ(pixel_at(image, kEdlSize, 4, 10), kPlaneColour);  // next to it: not a neighbour
+      EXPECT_NE(pixel_at(image, kEdlSize, 5, 10), kPlaneColour);  // two pixels away
+      EXPECT_NE(pixel_at(image, kEdlSize, 4, 11), kPlaneColour);  // the diagonal
+    }
+    // The pit lies behind all 8 neighbours by one step each.
+    const double down = std::log2(double{depth[pit]}) - std::log2(double{plane});
+    const double pit_shade = std::exp(-300.0 * k.strength * 8.0 * down / 8.0);
+    EXPECT_NEAR(red_of(pixel_at(image, kEdlSize, 13, 13)), 200 * pit_shade, 1.0);
+  }
+}
+
+TEST(RenderEyeDome, EmptyPixelsNextToSamplesAreBlack) {
+  Octree tree = leaf_tree(edl_plane(), 32.0);
+  View view = top_view(0, kEdlSize, 0, kEdlSize, kEdlSize, kEdlSize);
+  view.lod_threshold = 0.0f;
+  view.background = kEdlBackground;
+  Framebuffer fb(kEdlSize, kEdlSize, Backend::Cpu);
+  // Without eye-dome lighting every empty pixel keeps the background.
+  rasterize(tree, view, fb);
+  const std::size_t samples = 16 * 16 - 1;
+  EXPECT_EQ(covered(fb.download(), kEdlBackground), samples);
+  EXPECT_EQ(pixel_at(fb.download(), kEdlSize, 10, 6), kEdlBackground);  // the hole
+  const auto depth = fb.download_depth();
+  ASSERT_TRUE(std::isinf(depth[std::size_t{6} * kEdlSize + 10]));
+
+  view.eye_dome_lighting = true;  // the default radius, 1.4
+  ASSERT_EQ(view.edl_radius, 1.4f);
+  // Without the outline (the default) empty pixels keep the background.
+  ASSERT_FALSE(view.edl_outline);
+  rasterize(tree, view, fb);
+  EXPECT_EQ(covered(fb.download(), kEdlBackground), samples);
+  EXPECT_EQ(pixel_at(fb.download(), kEdlSize, 10, 6), kEdlBackground);  // the hole
+  view.edl_outline = true;
+  rasterize(tree, view, fb);
+  const auto image = fb.download();
+  EXPECT_EQ(pixel_at(image, kEdlSize, 10, 6), kOutline);         // the hole
+  EXPECT_EQ(pixel_at(image, kEdlSize, 1, 10), kOutline);         // left of the square
+  EXPECT_EQ(pixel_at(image, kEdlSize, 1, 1), kOutline);          // diagonal to its corner
+  EXPECT_EQ(pixel_at(image, kEdlSize, 0, 10), kEdlBackground);   // two pixels away
+  EXPECT_EQ(pixel_at(image, kEdlSize, 0, 0), kEdlBackground);    // the image's corner
+  EXPECT_EQ(pixel_at(image, kEdlSize, 19, 19), kEdlBackground);  // the other corner
+  // The ring around the square (18 x 18 minus 16 x 16) and the hole are outlined.
+  std::size_t outline = 0;
+  for (std::size_t i = 0; i < depth.size(); ++i) {
+    const auto col = static_cast<std::uint32_t>(i % kEdlSize);
+    const auto row = static_cast<std::uint32_t>(i / kEdlSize);
+    if (std::isinf(depth[i])) outline += pixel_at(image, kEdlSize, col, row) == kOutline;
+  }
+  EXPECT_EQ(outline, 18u * 18u - 16u * 16u + 1u);
+  // At radius 2 the pixels two to the left of the square see it too.
+  fb.resolve(kEdlBackground, true, 1.0f, 2.0f, true);
+  EXPECT_EQ(pixel_at(fb.download(), kEdlSize, 0, 10), kOutline);
+  EXPECT_EQ(pixel_at(fb.download(), kEdlSize, 0, 0), kEdlBackground);
+  // Turned off again: the background everywhere.
+  fb.resolve(kEdlBackground, false);
+  EXPECT_EQ(covered(fb.download(), kEdlBackground), samples);
+}
+
+TEST(RenderEyeDome, BadRadiusIsInvalidInputNamingIt) {
+  const Point p{1, 1, 1, kRed};
+  Octree tree = leaf_tree(std::span(&p, 1));
+  Framebuffer fb(8, 8, Backend::Cpu);
+  rasterize(tree, top_view(0, 8, 0, 8, 8, 8), fb);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float r : {0.0f, -0.0f, -1.4f, std::nanf(""), inf, -inf, 65.0f, 64.001f}) {
+    SCOPED_TRACE(testing::Message() << "radius " << r);
+    View view = top_view(0, 8, 0, 8, 8, 8);
+    view.eye_dome_lighting = true;
+    view.edl_radius = r;
+    for (int where = 0; where < 3; ++where) {
+      try {
+        if (where == 0) view.validate();
+        if (where == 1) rasterize(tree, view, fb);
+        if (where == 2) fb.resolve(kBlack, true, 1.0f, r);
+        ADD_FAILURE() << "expected InvalidInput";
+      } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find("edl_radius"), std::string::npos) << e.what();
+      }
+    }
+  }
+  // The ends of the valid range.
+  for (float r : {1e-3f, 0.5f, 64.0f}) {
+    View view = top_view(0, 8, 0, 8, 8, 8);
+    view.eye_dome_lighting = true;
+    view.edl_radius = r;
+    EXPECT_NO_THROW(rasterize(tree, view, fb)) << r;
+    EXPECT_NO_THROW(fb.resolve(kBlack, true, 1.0f, r)) << r;
+  }
 }
 
 TEST(RenderErrors, ViewAndFramebufferMustMatch) {

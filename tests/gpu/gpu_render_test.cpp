@@ -1,9 +1,11 @@
 // The CUDA renderer against the CPU renderer: the same tree drawn by both (the CUDA octree and
 // its snapshot), CUDA and CPU octrees built from the same batches, every mode, the wrapped
-// device buffer, and a small run for compute-sanitizer.
+// device buffer, eye-dome lighting on a hand-made plane, and a small run for compute-sanitizer.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/render_test_util.hpp"
 #include "gpu/snapshot_compare.hpp"
@@ -18,6 +20,19 @@ namespace simlod::test {
 namespace {
 
 constexpr std::uint32_t kWidth = 1280, kHeight = 720;
+constexpr std::uint32_t kEdlBackground = pack_rgba(40, 60, 90, 255);
+constexpr std::uint32_t kOutline = pack_rgba(0, 0, 0, 255);
+
+/// Empty pixels (depth +inf) drawn as the eye-dome outline.
+std::size_t outline_pixels(const std::vector<std::uint8_t>& image,
+                           const std::vector<float>& depth) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < depth.size(); ++i) {
+    n += std::isinf(depth[i]) &&
+         pack_rgba(image[4 * i], image[4 * i + 1], image[4 * i + 2], image[4 * i + 3]) == kOutline;
+  }
+  return n;
+}
 
 struct GpuScene {
   Octree cuda;
@@ -54,9 +69,31 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
     hq.quality = RenderQuality::High;
     out.emplace_back(std::string(name) + " high quality", hq);
   }
-  View edl = overview;
-  edl.eye_dome_lighting = true;
-  out.emplace_back("overview edl", edl);
+  // Eye-dome lighting over a background other than black, so that the outline of black
+  // pixels around the samples (sky, gaps between points and voxels) counts in the comparison:
+  // the default radius (1.4), a larger one (2.5: neighbours 3 pixels one way and 2 the other),
+  // strengths, both qualities, the close-up without LOD (gaps between points everywhere).
+  struct Edl {
+    const char* name;
+    View base;
+    float threshold, strength, radius;
+    RenderQuality quality;
+  };
+  for (const Edl& e :
+       {Edl{"overview edl", overview, 128.0f, 1.0f, 1.4f, RenderQuality::Fast},
+        Edl{"overview edl r=2.5", overview, 32.0f, 0.5f, 2.5f, RenderQuality::Fast},
+        Edl{"closeup edl T=0", close, 0.0f, 1.0f, 1.4f, RenderQuality::Fast},
+        Edl{"closeup edl r=2.5 high quality", close, 32.0f, 2.0f, 2.5f, RenderQuality::High}}) {
+    View edl = e.base;
+    edl.lod_threshold = e.threshold;
+    edl.eye_dome_lighting = true;
+    edl.edl_strength = e.strength;
+    edl.edl_radius = e.radius;
+    edl.edl_outline = e.radius != 2.5f;  // both with and without the outline
+    edl.quality = e.quality;
+    edl.background = kEdlBackground;
+    out.emplace_back(e.name, edl);
+  }
   // Colour by elevation, over the scene's z range, both qualities.
   for (const auto quality : {RenderQuality::Fast, RenderQuality::High}) {
     View elevation = overview;
@@ -117,7 +154,18 @@ void expect_cuda_matches_snapshot(const GpuScene& g) {
     const int tolerance = view.eye_dome_lighting ? 1 : 0;
     EXPECT_LE(differing_beyond(ia, ib, tolerance), pixels / 1000);
     EXPECT_EQ(differing_beyond(ia, ib, tolerance), 0u);
-    EXPECT_EQ(gpu.download_depth(), cpu.download_depth());
+    const auto depth = gpu.download_depth();
+    EXPECT_EQ(depth, cpu.download_depth());
+    if (view.eye_dome_lighting) {
+      // The outline is decided without rounding: the same pixels on both (none without it).
+      const std::size_t outline = outline_pixels(ia, depth);
+      if (view.edl_outline) {
+        EXPECT_GT(outline, 0u);
+      } else {
+        EXPECT_EQ(outline, 0u);
+      }
+      EXPECT_EQ(outline, outline_pixels(ib, depth));
+    }
   }
 }
 
@@ -170,6 +218,60 @@ TEST(GpuRender, SanitizerSmallScene) {
     rasterize(g.cuda, v, gpu);
     rasterize(snap, v, cpu);
     EXPECT_EQ(differing(gpu.download(), cpu.download()), 0u);
+    // Eye-dome lighting reads neighbours up to 3 pixels away, past the image's edges.
+    v.eye_dome_lighting = true;
+    v.edl_radius = 2.5f;
+    v.background = kEdlBackground;
+    rasterize(g.cuda, v, gpu);
+    rasterize(snap, v, cpu);
+    EXPECT_EQ(differing_beyond(gpu.download(), cpu.download(), 1), 0u);
+  }
+}
+
+TEST(GpuRender, EyeDomeLightingMatchesCpuOnAHandMadePlane) {
+  SIMLOD_REQUIRE_GPU();
+  // A 16 x 16 square of samples at z = 1 in a 24 x 24 top view, one raised at its edge, one
+  // lowered, one missing (a hole): shading at known depth steps and outlines in and around it.
+  std::vector<Point> pts;
+  for (int y = 4; y < 20; ++y) {
+    for (int x = 4; x < 20; ++x) {
+      if (x == 12 && y == 15) continue;
+      const float z = (x == 5 && y == 11) ? 1.2f : (x == 15 && y == 8) ? 0.8f : 1.0f;
+      pts.push_back({x + 0.5f, y + 0.5f, z, pack_rgba(200, 160, 120)});
+    }
+  }
+  Bounds cube;
+  cube.expand(0, 0, 0);
+  cube.expand(32, 32, 32);
+  Octree cuda_tree = Octree::create(cube, on_backend(OctreeConfig{}, Backend::Cuda));
+  cuda_tree.insert(pts);
+  cuda_tree.update();
+  Octree cpu_tree = leaf_tree(pts, 32.0);
+  Framebuffer gpu(24, 24, Backend::Cuda), cpu(24, 24, Backend::Cpu);
+  View view = top_view(0, 24, 0, 24, 24, 24);
+  view.lod_threshold = 0.0f;
+  view.background = kEdlBackground;
+  view.eye_dome_lighting = true;
+  view.edl_outline = true;
+  for (float radius : {1.4f, 2.0f, 2.5f, 3.7f}) {
+    SCOPED_TRACE(testing::Message() << "radius " << radius);
+    view.edl_radius = radius;
+    rasterize(cuda_tree, view, gpu);
+    rasterize(cpu_tree, view, cpu);
+    const auto ia = gpu.download(), ib = cpu.download();
+    const auto depth = cpu.download_depth();
+    ASSERT_EQ(gpu.download_depth(), depth);
+    EXPECT_EQ(differing_beyond(ia, ib, 1), 0u);
+    EXPECT_GT(outline_pixels(ia, depth), 16u * 4u);
+    EXPECT_EQ(outline_pixels(ia, depth), outline_pixels(ib, depth));
+    // The same samples are shaded (the pit and the raised sample's neighbours) on both.
+    std::size_t shaded = 0;
+    for (std::size_t i = 0; i < depth.size(); ++i) {
+      if (std::isinf(depth[i])) continue;
+      shaded += ia[4 * i] != 200;
+      EXPECT_EQ(ia[4 * i] == 200, ib[4 * i] == 200) << "pixel " << i;
+    }
+    EXPECT_GT(shaded, 1u);
   }
 }
 

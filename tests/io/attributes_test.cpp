@@ -399,5 +399,123 @@ TEST(PointAttributes, BunnyIntensityAndConfidence) {
   EXPECT_EQ(half, 28'228u);  // vertices whose intensity is 0.5 in the file
 }
 
+TEST(PointAttributes, WritersTakeThemBack) {
+  TempDir dir;
+  constexpr std::size_t kN = 3'000;
+  std::vector<Point> points(kN);
+  PointAttributes a;
+  a.resize(kAllAttributes, kN);
+  a.extra = {{"height", std::vector<double>(kN)}, {"conf", std::vector<double>(kN)}};
+  for (std::size_t i = 0; i < kN; ++i) {
+    points[i] = Point{static_cast<float>(i % 100), static_cast<float>(i / 100), 1.5f,
+                      pack_rgba(i & 255, 7, 9)};
+    a.intensity[i] = static_cast<std::uint16_t>(i * 21);
+    a.return_number[i] = static_cast<std::uint8_t>(i % 5 + 1);
+    a.number_of_returns[i] = 5;
+    a.classification[i] = static_cast<std::uint8_t>(i % 200);
+    a.classification_flags[i] = static_cast<std::uint8_t>(i % 16);
+    a.scanner_channel[i] = static_cast<std::uint8_t>(i % 4);
+    a.scan_flags[i] = static_cast<std::uint8_t>(i % 4);
+    a.scan_angle[i] = static_cast<float>(static_cast<int>(i % 60) - 30) * 0.006f * 100;
+    a.user_data[i] = static_cast<std::uint8_t>(i);
+    a.point_source_id[i] = static_cast<std::uint16_t>(i / 10);
+    a.gps_time[i] = 1e8 + static_cast<double>(i) * 1e-3;
+    a.nir[i] = static_cast<std::uint16_t>(65535 - i);
+    a.extra[0].values[i] = 100.0 + static_cast<double>(i) * 0.01;
+    a.extra[1].values[i] = 0.5 * static_cast<double>(i);
+  }
+  LasMetadata m;
+  m.version_minor = 4;
+  LasVlr v;
+  std::strncpy(v.user_id.data(), "LASF_Spec", v.user_id.size());
+  v.record_id = 4;
+  v.data = concat(
+      {descriptor(3, (1u << 3) | (1u << 4), "height", 0.01, 100.0), descriptor(10, 0, "conf")});
+  m.vlrs.push_back(v);
+  for (const char* name : {"w.las", "w.laz"}) {
+    if (std::string(name) == "w.laz" && !laz_supported()) continue;
+    SCOPED_TRACE(name);
+    WriterOptions w;
+    w.scale = {0.001, 0.001, 0.001};
+    w.las_point_format = 8;
+    w.las_record_length = 38 + 10;
+    w.las_metadata = m;
+    auto writer = create_writer(dir / name, w);
+    // Two calls, the second continuing the arrays' points.
+    writer->write_with_attributes(std::span(points).first(1000), a);
+    PointAttributes rest = a;
+    rest.resize(kAllAttributes, kN);
+    for (auto* v8 :
+         {&rest.return_number, &rest.number_of_returns, &rest.classification,
+          &rest.classification_flags, &rest.scanner_channel, &rest.scan_flags, &rest.user_data}) {
+      v8->erase(v8->begin(), v8->begin() + 1000);
+    }
+    for (auto* v16 : {&rest.intensity, &rest.point_source_id, &rest.nir}) {
+      v16->erase(v16->begin(), v16->begin() + 1000);
+    }
+    rest.scan_angle.erase(rest.scan_angle.begin(), rest.scan_angle.begin() + 1000);
+    rest.gps_time.erase(rest.gps_time.begin(), rest.gps_time.begin() + 1000);
+    for (auto& e : rest.extra) e.values.erase(e.values.begin(), e.values.begin() + 1000);
+    writer->write_with_attributes(std::span(points).subspan(1000), rest);
+    writer->close();
+
+    ReaderOptions o = asking(kAllAttributes);
+    o.all_extra_attributes = true;
+    const ReadBack r = read_all(dir / name, o, 700);
+    ASSERT_EQ(r.points.size(), kN);
+    EXPECT_EQ(r.attributes.intensity, a.intensity);
+    EXPECT_EQ(r.attributes.return_number, a.return_number);
+    EXPECT_EQ(r.attributes.number_of_returns, a.number_of_returns);
+    EXPECT_EQ(r.attributes.classification, a.classification);
+    EXPECT_EQ(r.attributes.point_source_id, a.point_source_id);
+    EXPECT_EQ(r.attributes.gps_time, a.gps_time);
+    EXPECT_EQ(r.attributes.nir, a.nir);
+    for (std::size_t i = 0; i < kN; ++i) {
+      ASSERT_NEAR(r.attributes.scan_angle[i], a.scan_angle[i], 0.0031) << i;
+      ASSERT_NEAR(r.attributes.extra[0].values[i], a.extra[0].values[i], 1e-9) << i;
+      ASSERT_EQ(r.attributes.extra[1].values[i], a.extra[1].values[i]) << i;
+      ASSERT_EQ(r.points[i].rgba, points[i].rgba) << i;
+    }
+  }
+}
+
+TEST(PointAttributes, WritersRefuseWhatDoesNotFit) {
+  TempDir dir;
+  std::vector<Point> points(10);
+  auto expect_refused = [&](int format, const PointAttributes& a, const char* says) {
+    SCOPED_TRACE(says);
+    WriterOptions w;
+    w.las_point_format = format;
+    auto writer = create_writer(dir / "r.las", w);
+    writer->write(std::span(points).first(2));
+    try {
+      writer->write_with_attributes(points, a);
+      ADD_FAILURE() << "accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    writer->close();
+    EXPECT_EQ(read_info(dir / "r.las").point_count, 2u);  // nothing of the refused call
+  };
+  PointAttributes time;
+  time.gps_time.assign(10, 1.0);
+  expect_refused(2, time, "no field for gps_time");
+  PointAttributes classes;
+  classes.classification.assign(10, 3);
+  classes.classification[9] = 40;
+  expect_refused(0, classes, "point 11: class 40");
+  PointAttributes shorter;
+  shorter.intensity.assign(9, 1);
+  expect_refused(6, shorter, "9 values of intensity");
+  PointAttributes extra;
+  extra.extra = {{"height", std::vector<double>(10)}};
+  expect_refused(6, extra, "'height' has no field");
+  // SIM keeps no attributes.
+  auto sim = create_writer(dir / "p.sim");
+  EXPECT_THROW(sim->write_with_attributes(points, time), InvalidInput);
+  sim->write_with_attributes(points, PointAttributes{});
+  sim->close();
+}
+
 }  // namespace
 }  // namespace simlod::test

@@ -14,25 +14,19 @@ DeviceMemory device_buffer(std::uint64_t bytes, const char* what) {
   return make_device(bytes, std::string("the framebuffer's ") + what);
 }
 
-/// A thread per pixel: background, nearest colour or blended mean, eye-dome shading.
+/// A thread per pixel: background or eye-dome silhouette, nearest colour or blended mean,
+/// eye-dome shading (resolve_pixel, the CPU resolve's function; the offsets come precomputed in
+/// `s`).
 __global__ void resolve_kernel(const unsigned long long* words, const unsigned long long* sums,
                                std::uint32_t width, std::uint32_t height, ResolveSettings s,
                                std::uint8_t* target, std::size_t pitch) {
   const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t row = blockIdx.y * blockDim.y + threadIdx.y;
   if (col >= width || row >= height) return;
-  const std::uint64_t i = std::uint64_t{row} * width + col;
-  const std::uint64_t word = words[i];
-  std::uint32_t out = s.background;
-  if (word != kEmptyPixel) {
-    const auto* all = reinterpret_cast<const std::uint64_t*>(words);
-    const float shade = s.eye_dome_lighting
-                            ? edl_shade(all, width, height, col, row, s.edl_radius, s.edl_strength)
-                            : 1.0f;
-    out = resolve_colour(static_cast<std::uint32_t>(word),
-                         sums ? reinterpret_cast<const std::uint64_t*>(sums) + 2 * i : nullptr,
-                         shade);
-  }
+  const std::uint32_t out = resolve_pixel(reinterpret_cast<const std::uint64_t*>(words),
+                                          reinterpret_cast<const std::uint64_t*>(sums), width,
+                                          height, col, row, s.background, s.eye_dome_lighting,
+                                          s.edl_outline, s.edl_strength, s.edl_offsets);
   reinterpret_cast<std::uint32_t*>(target + row * pitch)[col] = out;
 }
 

@@ -37,17 +37,9 @@ double Framebuffer::resolve(const ResolveSettings& s) {
   pool_.parallel_for(h, kRowGrain, [&](unsigned, std::size_t begin, std::size_t end) {
     for (auto row = static_cast<std::uint32_t>(begin); row < end; ++row) {
       for (std::uint32_t col = 0; col < w; ++col) {
-        const std::uint64_t i = std::uint64_t{row} * w + col;
-        const std::uint64_t word = words_[i];
-        if (word == kEmptyPixel) {
-          rgba_[i] = s.background;
-          continue;
-        }
-        const float shade = s.eye_dome_lighting ? edl_shade(words_.data(), w, h, col, row,
-                                                            s.edl_radius, s.edl_strength)
-                                                : 1.0f;
-        rgba_[i] = resolve_colour(static_cast<std::uint32_t>(word),
-                                  blended_ ? sums_.data() + 2 * i : nullptr, shade);
+        rgba_[std::uint64_t{row} * w + col] = resolve_pixel(
+            words_.data(), blended_ ? sums_.data() : nullptr, w, h, col, row, s.background,
+            s.eye_dome_lighting, s.edl_outline, s.edl_strength, s.edl_offsets);
       }
     }
   });
