@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
+
 #include "gpu/snapshot_compare.hpp"
 #include "io/synthetic_file.hpp"
 #include "io/temp_dir.hpp"
@@ -76,6 +80,42 @@ TEST(GpuStream, LionFilesMatchTheCpuStream) {
     if (std::string(name).ends_with(".laz") && !laz_supported()) continue;
     auto open = [&](const StreamConfig& c) { return Streamer::open({data / name}, c); };
     expect_streams_match(open, 100'000, 20'000, 0us);
+  }
+}
+
+// Colouring by an attribute happens in the loaders, before the pieces go to the device: the
+// CUDA stream's points carry the CPU stream's attribute colours.
+TEST(GpuStream, AttributeColoursMatchTheCpuStream) {
+  SIMLOD_REQUIRE_GPU();
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  for (const ColorBy by : {ColorBy::Classification, ColorBy::Intensity}) {
+    SCOPED_TRACE(to_string(by));
+    auto open = [&](Backend backend) {
+      StreamConfig c = stream_on(backend, 30'000, 5'000);
+      c.color_by.by = by;
+      return Streamer::open({data / "formats" / "f6.las"}, c);
+    };
+    Streamer cpu = open(Backend::Cpu);
+    EXPECT_TRUE(stream_to_end(cpu).empty());
+    Streamer gpu = open(Backend::Cuda);
+    ASSERT_EQ(gpu.octree().backend(), Backend::Cuda);
+    EXPECT_TRUE(stream_to_end(gpu).empty());
+    expect_same_octree(cpu.octree(), gpu.octree());
+    // Leaves hold the points as read: the same colours, point for point.
+    auto leaf_points = [](const NodeSnapshot& s) {
+      std::vector<std::array<std::uint32_t, 4>> out;
+      for (const auto& n : s.nodes) {
+        for (const Point& p : n.points) {
+          out.push_back({std::bit_cast<std::uint32_t>(p.x), std::bit_cast<std::uint32_t>(p.y),
+                         std::bit_cast<std::uint32_t>(p.z), p.rgba});
+        }
+      }
+      std::sort(out.begin(), out.end());
+      return out;
+    };
+    const auto a = leaf_points(cpu.octree().snapshot());
+    EXPECT_EQ(a.size(), 100'000u);
+    EXPECT_EQ(a, leaf_points(gpu.octree().snapshot()));
   }
 }
 
