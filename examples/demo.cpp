@@ -103,7 +103,7 @@ int run(const Options& o) {
   const bool data_has_color = o.inputs.empty() || config.color_by.by != simlod::ColorBy::File ||
                               std::any_of(streamer.files().begin(), streamer.files().end(),
                                           [](const simlod::FileInfo& f) { return f.has_color; });
-  const simlod::View view = demo::make_view(o, o.view, box, data_has_color);
+  const simlod::View view = demo::make_view(o, o.camera.views.front(), box, data_has_color);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
                       o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
 
@@ -192,8 +192,7 @@ int main(int argc, char** argv) {
   app.add_option("--loaders", o.loaders, "loader threads (0: all cores)")->capture_default_str();
   app.add_option("--width", o.width)->capture_default_str()->check(CLI::Range(16u, 16384u));
   app.add_option("--height", o.height)->capture_default_str()->check(CLI::Range(16u, 16384u));
-  app.add_option("--view", o.view, "camera of the frames: overview or closeup")
-      ->capture_default_str();
+  ex::add_camera_options(app, o.camera, /*several=*/true);
   app.add_option("--lod", o.lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
   app.add_flag("--edl", o.edl, "eye-dome lighting");
   app.add_option("--color", o.color,
@@ -210,7 +209,8 @@ int main(int argc, char** argv) {
                  "loading and building, one once the octree is built)");
   app.add_option("--frame-ms", o.frame_ms, "milliseconds between written frames")
       ->capture_default_str();
-  app.add_option("-o,--output", o.output, "final pictures: OUTPUT-overview.png, -closeup.png")
+  app.add_option("-o,--output", o.output,
+                 "final pictures, one per --view: OUTPUT-overview.png, ...")
       ->capture_default_str();
   app.add_option("--stats", o.stats_path, "write the summary as JSON to this file");
   app.add_flag("-q,--quiet", o.quiet, "no progress bar");
@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
+    ex::check_camera(o.camera);  // before anything is loaded
     return o.bulk ? demo::run_bulk(o) : run(o);
   } catch (const std::exception& e) {
     fmt::print(stderr, "simlod-demo: error: {}\n", e.what());

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/camera.hpp"
 #include "simlod/simlod.hpp"
 
 namespace simlod::examples::demo {
@@ -21,7 +22,10 @@ struct Options {
   double budget_ms = 10.0, frame_ms = 500.0, fps = 60.0, lod = 128.0;
   std::uint32_t batch = 0, first_batch = 1u << 14, width = 1280, height = 720;
   unsigned loaders = 0;
-  std::string view = "overview", color = "auto";
+  /// --view (the frames take the first, the final pictures all), --yaw, --pitch, --distance,
+  /// --up.
+  CameraOptions camera{.views = {"overview", "closeup"}};
+  std::string color = "auto";
   bool edl = false, quiet = false;
   bool bulk = false;               ///< read every point, then Octree::build
   std::string sampling = "first";  ///< voxel colours (both runs)
@@ -54,7 +58,7 @@ synth::Order order_of(const Options& o);
 /// A camera by name for `box`, coloured as --color says (`data_has_color`: for "auto").
 View make_view(const Options& o, std::string_view name, const Bounds& box, bool data_has_color);
 
-/// The final overview and close-up: OUTPUT-overview.png and OUTPUT-closeup.png.
+/// The final pictures, one per --view: OUTPUT-overview.png, OUTPUT-closeup.png, ...
 void write_pictures(const Options& o, const Octree& tree, Framebuffer& fb, const Bounds& box,
                     bool data_has_color);
 

@@ -68,7 +68,8 @@ int run_bulk(const Options& o) {
 
   // The cameras frame the data, not the empty top of the cube.
   const Bounds box = relative_box(in.bounds, tree.cube().min);
-  const RenderStats r = rasterize(tree, make_view(o, o.view, box, in.has_color), fb);
+  const RenderStats r =
+      rasterize(tree, make_view(o, o.camera.views.front(), box, in.has_color), fb);
   s.first_frame_ms = ms_since(start);
   s.render_ms_sum = r.total_ms;
   s.renders = 1;

@@ -24,7 +24,7 @@ synth::Order order_of(const Options& o) {
 }
 
 View make_view(const Options& o, std::string_view name, const Bounds& box, bool data_has_color) {
-  View v = named_view(name, box, o.width, o.height);
+  View v = camera_view(o.camera, name, box, o.width, o.height);
   v.lod_threshold = static_cast<float>(o.lod);
   v.eye_dome_lighting = o.edl;
   v.background = pack_rgba(24, 26, 32);
@@ -36,7 +36,7 @@ void write_pictures(const Options& o, const Octree& tree, Framebuffer& fb, const
                     bool data_has_color) {
   const std::filesystem::path parent = std::filesystem::path(o.output).parent_path();
   std::filesystem::create_directories(parent.empty() ? std::filesystem::path(".") : parent);
-  for (const char* name : {"overview", "closeup"}) {
+  for (const std::string& name : o.camera.views) {
     rasterize(tree, make_view(o, name, box, data_has_color), fb);
     fb.save_png(fmt::format("{}-{}.png", o.output, name));
   }
@@ -52,7 +52,11 @@ void print_octree(const Options& o, const Summary& s, const OctreeStats& t) {
   if (s.refused > 0) {
     fmt::print("  {} points could not be inserted: the device memory was full\n", s.refused);
   }
-  fmt::print("  pictures: {}-overview.png, {}-closeup.png{}\n", o.output, o.output,
+  std::string pictures;
+  for (const std::string& name : o.camera.views) {
+    pictures += fmt::format("{}{}-{}.png", pictures.empty() ? "" : ", ", o.output, name);
+  }
+  fmt::print("  pictures: {}{}\n", pictures,
              o.frames_dir.empty()
                  ? std::string()
                  : fmt::format(", {} frames in {}", s.frames_written, o.frames_dir));

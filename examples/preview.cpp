@@ -12,6 +12,7 @@
 #include <numbers>
 #include <vector>
 
+#include "common/camera.hpp"
 #include "simlod/simlod.hpp"
 
 namespace {
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
   std::string input, output = "preview.png";
   std::uint64_t synthetic = 0, seed = 1;
   std::uint32_t width = 1600, height = 1000;
-  double yaw_deg = 30, pitch_deg = 50;
+  simlod::examples::CameraOptions camera{.views = {"overview"}};
   int radius = 0;
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("-o,--output", output, "PNG to write")->capture_default_str();
@@ -89,31 +90,51 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "synthetic scene seed")->capture_default_str();
   app.add_option("--width", width)->capture_default_str()->check(CLI::Range(16u, 16384u));
   app.add_option("--height", height)->capture_default_str()->check(CLI::Range(16u, 16384u));
-  app.add_option("--yaw", yaw_deg, "camera yaw in degrees")->capture_default_str();
-  app.add_option("--pitch", pitch_deg, "camera tilt from straight down, degrees")
-      ->capture_default_str();
-  app.add_option("--radius", radius, "splat radius in pixels")->capture_default_str();
+  simlod::examples::add_camera_options(app, camera, /*several=*/false);
+  app.add_option("--point-size,--radius", radius,
+                 "splat radius in pixels: each point covers (2 r + 1)^2 pixels")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 32));
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (input.empty() == (synthetic == 0)) {
       throw simlod::InvalidInput("give either an input file or --synthetic N");
     }
+    simlod::examples::check_camera(camera);
+    if (camera.distance) {
+      throw simlod::InvalidInput(
+          "--distance: the preview's camera is orthographic and fits the data");
+    }
+    const auto to_z_up = [&](double x, double y, double z) {
+      return simlod::examples::to_z_up(camera, {x, y, z});
+    };
     std::unique_ptr<simlod::PointReader> reader;
     std::unique_ptr<simlod::synth::Generator> generator;
     simlod::Bounds box;
     if (synthetic > 0) {
       generator = std::make_unique<simlod::synth::Generator>(
           simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
-      box = generator->bounds();
+      const simlod::Bounds b = generator->bounds();
+      for (int c = 0; c < 8; ++c) {
+        const auto p = to_z_up(c & 1 ? b.max[0] : b.min[0], c & 2 ? b.max[1] : b.min[1],
+                               c & 4 ? b.max[2] : b.min[2]);
+        box.expand(p[0], p[1], p[2]);
+      }
     } else {
       reader = simlod::open_reader(input);
       const auto& info = reader->info();
-      for (int a = 0; a < 3; ++a) {
-        box.min[a] = info.bounds.min[a] - info.origin[a];
-        box.max[a] = info.bounds.max[a] - info.origin[a];
+      for (int c = 0; c < 8; ++c) {
+        const auto& lo = info.bounds.min;
+        const auto& hi = info.bounds.max;
+        const auto& o = info.origin;
+        const auto p = to_z_up((c & 1 ? hi[0] : lo[0]) - o[0], (c & 2 ? hi[1] : lo[1]) - o[1],
+                               (c & 4 ? hi[2] : lo[2]) - o[2]);
+        box.expand(p[0], p[1], p[2]);
       }
     }
+    const std::string& view = camera.views.front();
+    const auto [yaw_deg, pitch_deg] = simlod::examples::camera_angles(camera, view);
     Camera cam{yaw_deg * std::numbers::pi / 180,
                pitch_deg * std::numbers::pi / 180,
                box.center(),
@@ -121,13 +142,29 @@ int main(int argc, char** argv) {
                {0.0, 0.0},
                width,
                height};
-    cam.fit(box);
+    simlod::Bounds framed = box;
+    if (view == "closeup") {  // the middle half of the data
+      const auto c = box.center(), s = box.size();
+      for (std::size_t a = 0; a < 3; ++a) {
+        framed.min[a] = c[a] - 0.25 * s[a];
+        framed.max[a] = c[a] + 0.25 * s[a];
+      }
+    }
+    cam.fit(framed);
     Image image(width, height);
     std::vector<simlod::Point> batch(1 << 20);
     std::uint64_t total = 0;
     for (;;) {
       const std::size_t n = generator ? generator->next(batch) : reader->read(batch);
       if (n == 0) break;
+      if (camera.up == "y") {
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto p = to_z_up(batch[i].x, batch[i].y, batch[i].z);
+          batch[i].x = static_cast<float>(p[0]);
+          batch[i].y = static_cast<float>(p[1]);
+          batch[i].z = static_cast<float>(p[2]);
+        }
+      }
       for (std::size_t i = 0; i < n; ++i) image.splat(cam, batch[i], radius);
       total += n;
     }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/camera.hpp"
 #include "common/point_loader.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
   std::uint32_t width = 1920, height = 1080;
   float lod = 128.0f;
   bool hq = false, edl = false, bulk = false;
-  std::vector<std::string> views{"overview", "closeup"};
+  simlod::examples::CameraOptions camera{.views = {"overview", "closeup"}};
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("--synthetic", synthetic, "render a synthetic scene of N points instead");
   app.add_option("--seed", seed, "synthetic scene seed")->capture_default_str();
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend_name, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--width", width)->capture_default_str()->check(CLI::Range(16u, 16384u));
   app.add_option("--height", height)->capture_default_str()->check(CLI::Range(16u, 16384u));
-  app.add_option("--views", views, "overview, closeup")->capture_default_str();
+  simlod::examples::add_camera_options(app, camera, /*several=*/true);
   app.add_option("--lod", lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
   app.add_option("--budget", budget, "samples per frame at most (0: no limit)");
   app.add_flag("--hq", hq, "high quality: blend samples near the nearest depth");
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
     if (input.empty() == (synthetic == 0)) {
       throw simlod::InvalidInput("give either an input file or --synthetic N");
     }
+    simlod::examples::check_camera(camera);  // before anything is loaded
     simlod::OctreeConfig config;
     config.backend = simlod::parse_backend(backend_name);
     config.sampling = simlod::examples::sampling_of(sampling);
@@ -165,8 +167,8 @@ int main(int argc, char** argv) {
     fmt::print("simlod-render: {} points, {} nodes, {} backend\n", st.points, st.nodes,
                simlod::to_string(tree.backend()));
     simlod::Framebuffer fb(width, height, tree.backend());
-    for (const std::string& name : views) {
-      simlod::View view = simlod::examples::named_view(name, box, width, height);
+    for (const std::string& name : camera.views) {
+      simlod::View view = simlod::examples::camera_view(camera, name, box, width, height);
       view.lod_threshold = lod;
       view.point_budget = budget;
       view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;

@@ -1,5 +1,5 @@
 # Tests of the example programs (simlod-convert, simlod-info, simlod-render, simlod-demo,
-# simlod-compare), run through
+# simlod-compare, simlod-preview), run through
 # tools/run_tool.cmake (see there for the step syntax). Tests that read the shared test data
 # skip when SIMLOD_TEST_DATA is unset at test time.
 
@@ -37,6 +37,7 @@ function(simlod_tool_test name)
       -DRENDER=$<TARGET_FILE:simlod-render>
       -DDEMO=$<TARGET_FILE:simlod-demo>
       -DCOMPARE=$<TARGET_FILE:simlod-compare>
+      -DPREVIEW=$<TARGET_FILE:simlod-preview>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -184,6 +185,34 @@ simlod_tool_test(tool_render_errors
   STEP render --synthetic 100 --backend cpu --color height RC=105 "ERR=--color: height not in"
   STEP render --synthetic 100 --backend cpu --sampling mean RC=1
        "ERR=^simlod-render: error: unknown sampling 'mean' .use first, random, average, weighted.")
+# One camera vocabulary: --view lists, --yaw/--pitch/--distance, --up; checked before loading.
+simlod_tool_test(tool_cameras NEEDS_DATA
+  STEP render <DATA>/bun_zipper.ply --backend cpu --width 64 --height 48 --up y
+       --view top,front --yaw 20 --pitch 10 -o <WORK>/b EXISTS=<WORK>/b-top.png
+       EXISTS=<WORK>/b-front.png ABSENT=<WORK>/b-overview.png
+  STEP render <DATA>/lion_takanawa.las --backend cpu --width 64 --height 48 --view closeup
+       --distance 5 -o <WORK>/l EXISTS=<WORK>/l-closeup.png
+  STEP demo <DATA>/lion_takanawa.las --backend cpu --width 64 --height 48 --view front,top
+       --batch 50000 -q -o <WORK>/d "OUT=pictures: .*d-front.png, .*d-top.png"
+  STEP preview <DATA>/bun_zipper.ply --up y --view front --point-size 1 --width 64 --height 48
+       -o <WORK>/p.png EXISTS=<WORK>/p.png
+  STEP render <WORK>/never-read.las --view sideways RC=1 "ERR=unknown view 'sideways'"
+  STEP demo <WORK>/never-read.las --pitch 95 RC=1 "ERR=--pitch 95 must lie in"
+  STEP render --synthetic 100 --backend cpu --up x RC=1 "ERR=--up 'x'"
+  STEP preview <DATA>/bun_zipper.ply --distance 3 -o <WORK>/q.png RC=1 "ERR=orthographic"
+       ABSENT=<WORK>/q.png)
+# Colour by an attribute as the points load.
+simlod_tool_test(tool_color_by_attribute NEEDS_DATA
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --view top
+       --color classification -o <WORK>/c EXISTS=<WORK>/c-top.png
+  STEP render <DATA>/formats/f1.las --backend cpu --width 64 --height 48 --view top --bulk
+       --color intensity -o <WORK>/i EXISTS=<WORK>/i-top.png
+  STEP demo <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --batch 30000 -q
+       --color returns -o <WORK>/r EXISTS=<WORK>/r-overview.png
+  STEP render <DATA>/bun_zipper.ply --backend cpu --color classification -o <WORK>/x RC=1
+       "ERR=asked for classification but the PLY file has no such attribute"
+  STEP render --synthetic 100 --backend cpu --color source -o <WORK>/x RC=1
+       "ERR=the synthetic scene has no source")
 # Colour by elevation: asked for, and by default for a file without colour.
 simlod_tool_test(tool_render_elevation NEEDS_DATA
   STEP render <DATA>/haystack_rock.las --backend cpu --width 64 --height 48 --views overview

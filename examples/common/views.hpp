@@ -31,14 +31,20 @@ inline View overview_view(const Bounds& box, std::uint32_t width, std::uint32_t 
   return View::overview(box, width, height, 30.0, 45.0);
 }
 
-/// Standing over the middle of the box at 80% of its height, looking north and down at the
-/// centre: near samples fill the picture while the far half of the scene stays in view.
-inline View closeup_view(const Bounds& box, std::uint32_t width, std::uint32_t height) {
+/// Standing over the middle of the box at 80% of its height, looking at the centre and down,
+/// towards `yaw_degrees` (0: north, +y; 90: east, +x): near samples fill the picture while the
+/// far half of the scene stays in view.
+inline View closeup_view(const Bounds& box, std::uint32_t width, std::uint32_t height,
+                         double yaw_degrees = 0.0) {
   const auto c = box.center();
   const auto s = box.size();
   const double span = std::max({s[0], s[1], 1e-6});
-  const std::array<double, 3> eye{c[0], c[1] - 0.12 * span, box.min[2] + 0.8 * s[2] + 1e-3 * span};
-  const std::array<double, 3> target{c[0], c[1] + 0.05 * span, box.min[2] + 0.2 * s[2]};
+  const double yaw = yaw_degrees * 3.14159265358979323846 / 180.0;
+  const double sy = std::sin(yaw), cy = std::cos(yaw);
+  const std::array<double, 3> eye{c[0] - 0.12 * span * sy, c[1] - 0.12 * span * cy,
+                                  box.min[2] + 0.8 * s[2] + 1e-3 * span};
+  const std::array<double, 3> target{c[0] + 0.05 * span * sy, c[1] + 0.05 * span * cy,
+                                     box.min[2] + 0.2 * s[2]};
   return View::look_at(eye, target, {0.0, 0.0, 1.0}, 60.0, width, height, 1e-4 * span, 3.0 * span);
 }
 

@@ -2,12 +2,13 @@
 # test of bad input can require both "exit code 1" and the error text (ctest's WILL_FAIL and
 # FAIL_REGULAR_EXPRESSION cannot check both at once).
 #
-#   cmake -DCONVERT=<exe> -DINFO=<exe> -DRENDER=<exe> -DDEMO=<exe> -DCOMPARE=<exe> -DWORK_DIR=<dir>
+#   cmake -DCONVERT=<exe> -DINFO=<exe> -DRENDER=<exe> -DDEMO=<exe> -DCOMPARE=<exe>
+#         -DPREVIEW=<exe> -DWORK_DIR=<dir>
 #         -DSTEPS=<n> -DSTEP1=<step> ...
 #         [-DNEEDS_DATA=ON] -P run_tool.cmake
 #
-# A step is a '|'-separated list: the program ("convert", "info", "render", "demo" or
-# "compare"; anything else runs as named), its arguments, and checks:
+# A step is a '|'-separated list: the program ("convert", "info", "render", "demo", "compare"
+# or "preview"; anything else runs as named), its arguments, and checks:
 #   RC=<code>        expected exit code (default 0)
 #   OUT=<regex>      stdout must match          ERR=<regex>    stderr must match
 #   EXISTS=<path>    must exist afterwards      ABSENT=<path>  must not exist afterwards
@@ -56,6 +57,8 @@ foreach(i RANGE 1 ${STEPS})
       list(APPEND cmd "${DEMO}")
     elseif(cmd STREQUAL "" AND item STREQUAL "compare")
       list(APPEND cmd "${COMPARE}")
+    elseif(cmd STREQUAL "" AND item STREQUAL "preview")
+      list(APPEND cmd "${PREVIEW}")
     else()
       list(APPEND cmd "${item}")
     endif()
