@@ -53,9 +53,9 @@ void decode_las_attributes(const std::byte* records, std::size_t n, int point_fo
 /// naming `path` and the point (`first_index` + i) for a value its field cannot hold, and for
 /// attributes the format or the fields lack.
 void encode_las_attributes(std::byte* records, std::size_t n, int point_format,
-                           std::size_t record_length, const PointAttributes& a,
-                           std::size_t first, std::span<const LasExtraField> fields,
-                           const std::filesystem::path& path, std::uint64_t first_index);
+                           std::size_t record_length, const PointAttributes& a, std::size_t first,
+                           std::span<const LasExtraField> fields, const std::filesystem::path& path,
+                           std::uint64_t first_index);
 
 /// The attribute part of the LAS and LAZ readers.
 class LasRecordReader : public PointReader {

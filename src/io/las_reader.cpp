@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "io/file.hpp"
-#include "io/las_attributes.hpp"
 #include "io/formats.hpp"
+#include "io/las_attributes.hpp"
 #include "io/las_format.hpp"
 #include "io/las_header.hpp"
 #include "io/las_info.hpp"
