@@ -1,8 +1,8 @@
 // simlod-convert: converts between point-cloud formats, streaming batch by batch, or writes a
 // synthetic scene.
 //
-//   simlod-convert IN OUT [--scale S|SX,SY,SZ] [--point-format 0-10] [--batch N] [--threads N]
-//                  [--json]
+//   simlod-convert IN... OUT [--scale S|SX,SY,SZ] [--point-format 0-10] [--batch N]
+//                  [--threads N] [--json]
 //   simlod-convert --synthetic N OUT [--seed S] [--order scan|morton|random]
 //
 // Formats come from the extensions. LAS/LAZ to LAS/LAZ copies the point records (every
@@ -12,7 +12,10 @@
 // conversions keep georeferenced coordinates (points are read relative to the input's origin and
 // written with that origin added back; SIM has no origin field, so SIM output holds
 // coordinates relative to the input's origin), and what the output cannot hold is named in a
-// warning.
+// warning. Several inputs (files or folders) are merged into OUT: LAS/LAZ records in the first
+// input's format, scale, offset and VLRs (others converted to them, with a warning where
+// their coordinate reference systems or extra bytes differ), other points relative to the
+// first input's origin.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -162,58 +165,125 @@ std::string what_is_lost(const simlod::FileInfo& in, const simlod::LasMetadata& 
   return lost;
 }
 
-/// Copies the LAS records of `reader` into a new LAS/LAZ file at `out`, converted to
-/// --point-format and --scale where those differ from the input's (the extra bytes kept).
-std::uint64_t copy_records(simlod::PointReader& reader, const fs::path& in, const fs::path& out,
+/// The VLRs that say where the points lie: GeoKeys (LASF_Projection 34735-34737) and WKT
+/// (2111, 2112), as one byte string to compare inputs by.
+std::string crs_bytes(const simlod::LasMetadata& m) {
+  std::string bytes;
+  for (const auto* list : {&m.vlrs, &m.evlrs}) {
+    for (const simlod::LasVlr& v : *list) {
+      if (v.user() != "LASF_Projection") continue;
+      bytes += fmt::format("{}:", v.record_id);
+      for (const std::byte b : v.data) bytes.push_back(static_cast<char>(b));
+    }
+  }
+  return bytes;
+}
+
+/// The extra-bytes VLR's payload ("" without one).
+std::string extra_bytes_layout(const simlod::LasMetadata& m) {
+  std::string bytes;
+  for (const simlod::LasVlr& v : m.vlrs) {
+    if (v.user() == "LASF_Spec" && v.record_id == 4) {
+      for (const std::byte b : v.data) bytes.push_back(static_cast<char>(b));
+    }
+  }
+  return bytes;
+}
+
+/// Copies the LAS records of `inputs` (LAS/LAZ, in order) into a new LAS/LAZ file at `out`:
+/// in the first input's point format, scale, offset, header fields and VLRs unless --point-format
+/// or --scale say otherwise; records of another format, scale or offset are converted (a
+/// warning names what the target could not hold). The extra bytes are kept when every input
+/// describes them alike.
+std::uint64_t copy_records(const std::vector<fs::path>& inputs, const fs::path& out,
                            const Options& opt) {
-  const simlod::FileInfo& info = reader.info();
+  simlod::ReaderOptions ro;
+  ro.threads = opt.threads;
+  std::vector<simlod::FileInfo> infos;
+  std::vector<simlod::LasMetadata> metas;
+  std::uint64_t total = 0;
+  for (const auto& in : inputs) {
+    infos.push_back(simlod::read_info(in));
+    metas.push_back(simlod::read_las_metadata(in));
+    total += infos.back().point_count;
+  }
+  const simlod::FileInfo& first = infos.front();
   simlod::WriterOptions w;
-  w.scale = scale_option(opt, info.scale);
-  w.las_offset = info.offset;
-  w.las_point_format = opt.point_format >= 0 ? opt.point_format : info.point_format;
-  const int extra =
-      static_cast<int>(info.record_length) - simlod::las_min_record_length(info.point_format);
+  w.scale = scale_option(opt, first.scale);
+  w.las_offset = first.offset;
+  w.las_point_format = opt.point_format >= 0 ? opt.point_format : first.point_format;
+  int extra =
+      static_cast<int>(first.record_length) - simlod::las_min_record_length(first.point_format);
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const int e = static_cast<int>(infos[i].record_length) -
+                  simlod::las_min_record_length(infos[i].point_format);
+    if (extra > 0 && (e != extra || extra_bytes_layout(metas[i]) != extra_bytes_layout(metas[0]))) {
+      warn(fmt::format("'{}' describes its extra bytes unlike '{}': the output keeps none",
+                       inputs[i].string(), inputs[0].string()));
+      extra = 0;
+    }
+    if (crs_bytes(metas[i]) != crs_bytes(metas[0])) {
+      warn(
+          fmt::format("'{}' and '{}' give different coordinate reference systems; the output "
+                      "keeps the first's",
+                      inputs[i].string(), inputs[0].string()));
+    }
+  }
   w.las_record_length =
       static_cast<std::uint16_t>(simlod::las_min_record_length(w.las_point_format) + extra);
-  w.las_metadata = simlod::read_las_metadata(in);
-  const bool same = w.las_point_format == info.point_format && w.scale == info.scale;
+  w.las_metadata = metas.front();
+  if (extra == 0 && !extra_bytes_layout(metas.front()).empty()) {
+    auto& vlrs = w.las_metadata->vlrs;
+    std::erase_if(
+        vlrs, [](const simlod::LasVlr& v) { return v.user() == "LASF_Spec" && v.record_id == 4; });
+  }
   auto writer = simlod::create_writer(out, w);
-  ProgressBar progress("converting", info.point_count, progress_mode(opt));
+  ProgressBar progress("converting", total, progress_mode(opt));
   const std::size_t batch_points =
-      static_cast<std::size_t>(std::clamp<std::uint64_t>(info.point_count, 1, opt.batch));
+      static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, opt.batch));
   std::vector<simlod::Point> batch(batch_points);
-  std::vector<std::byte> records(batch_points * info.record_length);
-  std::vector<std::byte> converted(same ? 0 : batch_points * w.las_record_length);
+  std::vector<std::byte> records, converted(batch_points * w.las_record_length);
   simlod::LasTranscodeLoss loss;
   std::uint64_t done = 0;
-  for (std::size_t n; (n = reader.read(batch, records)) > 0;) {
-    if (same) {
-      writer->write_records(std::span<const std::byte>(records).first(n * info.record_length));
-    } else {
-      simlod::transcode_las_records(records, n, info.point_format, info.record_length, info.scale,
-                                    info.offset, converted, w.las_point_format, w.las_record_length,
-                                    w.scale, info.offset, done, loss);
-      writer->write_records(std::span<const std::byte>(converted).first(n * w.las_record_length));
+  for (std::size_t f = 0; f < inputs.size(); ++f) {
+    const auto reader = simlod::open_reader(inputs[f], ro);
+    const simlod::FileInfo& info = reader->info();
+    const bool same = w.las_point_format == info.point_format && w.scale == info.scale &&
+                      *w.las_offset == info.offset && w.las_record_length == info.record_length;
+    records.resize(batch_points * info.record_length);
+    for (std::size_t n; (n = reader->read(batch, records)) > 0;) {
+      if (same) {
+        writer->write_records(std::span<const std::byte>(records).first(n * info.record_length));
+      } else {
+        simlod::transcode_las_records(records, n, info.point_format, info.record_length, info.scale,
+                                      info.offset, converted, w.las_point_format,
+                                      w.las_record_length, w.scale, *w.las_offset, done, loss);
+        writer->write_records(std::span<const std::byte>(converted).first(n * w.las_record_length));
+      }
+      done += n;
+      progress.update(done);
     }
-    done += n;
-    progress.update(done);
   }
   writer->close();
   progress.finish();
   const std::string lost = loss.text();
   if (!lost.empty()) {
-    warn(fmt::format("point format {} to {}{}: {}", info.point_format, w.las_point_format,
-                     w.scale == info.scale ? "" : " at the new scale", lost));
+    warn(fmt::format("point format {} to {}{}: {}", first.point_format, w.las_point_format,
+                     w.scale == first.scale ? "" : " at the new scale", lost));
   }
   report.records_copied = true;
-  report.point_format_in = info.point_format;
+  report.point_format_in = first.point_format;
   report.point_format_out = w.las_point_format;
   report.vlrs = w.las_metadata->vlrs.size() + w.las_metadata->evlrs.size();
   report.loss = loss;
   if (!opt.quiet && !opt.json) {
-    fmt::print("kept {}every attribute of point format {} ({}-byte records) and {} VLRs{}\n",
-               lost.empty() ? "" : "otherwise ", info.point_format, info.record_length, report.vlrs,
-               same ? "" : fmt::format(", written as point format {}", w.las_point_format));
+    fmt::print("kept {}every attribute of point format {} ({}-byte records) and {} VLRs{}{}\n",
+               lost.empty() ? "" : "otherwise ", first.point_format, first.record_length,
+               report.vlrs,
+               w.las_point_format == first.point_format
+                   ? ""
+                   : fmt::format(", written as point format {}", w.las_point_format),
+               inputs.size() > 1 ? fmt::format(", {} files merged", inputs.size()) : "");
   }
   return done;
 }
@@ -329,36 +399,62 @@ int run(const Options& opt) {
                           opt.synthetic, out, wo, opt);
     }
   } else {
-    const fs::path in = opt.files.front();
-    std::error_code ec;
-    if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
-      throw simlod::InvalidInput(
-          fmt::format("'{}': input and output are the same file", in.string()));
+    const std::vector<fs::path> inputs =
+        simlod::point_cloud_files({opt.files.begin(), opt.files.end() - 1});
+    for (const fs::path& in : inputs) {
+      std::error_code ec;
+      if (fs::exists(out, ec) && fs::equivalent(in, out, ec)) {
+        throw simlod::InvalidInput(
+            fmt::format("'{}': input and output are the same file", in.string()));
+      }
     }
+    const bool las_out = is_las(simlod::format_from_extension(out));
+    const bool all_las = std::all_of(inputs.begin(), inputs.end(), [](const fs::path& p) {
+      return is_las(simlod::format_from_extension(p));
+    });
     simlod::ReaderOptions ro;
     ro.threads = opt.threads;
-    const auto reader = simlod::open_reader(in, ro);
-    const simlod::FileInfo& info = reader->info();
-    const bool las_out = is_las(simlod::format_from_extension(out));
-    const bool has_attributes = info.attributes != 0 || !info.extra_attributes.empty();
-    if (is_las(info.format) && las_out) {
-      written = copy_records(*reader, in, out, opt);
-    } else if (las_out && has_attributes) {
-      written = write_with_attributes(in, out, opt);
+    if (all_las && las_out) {
+      written = copy_records(inputs, out, opt);
     } else {
-      if (!is_las(info.format) && has_attributes) {
-        std::string names = simlod::attribute_names(info.attributes);
-        for (const auto& e : info.extra_attributes) names += (names.empty() ? "" : ", ") + e;
-        warn(fmt::format("'{}' keeps no attributes: {} are not kept", out.string(), names));
+      const fs::path& in = inputs.front();
+      auto reader = simlod::open_reader(in, ro);
+      const simlod::FileInfo info = reader->info();
+      const bool has_attributes = info.attributes != 0 || !info.extra_attributes.empty();
+      if (las_out && has_attributes && inputs.size() == 1) {
+        written = write_with_attributes(in, out, opt);
+      } else {
+        // Points: every input relative to the first's origin, written with it added back.
+        std::uint64_t total = 0;
+        simlod::FileInfo merged = info;
+        for (const fs::path& f : inputs) {
+          const simlod::FileInfo i = f == in ? info : simlod::read_info(f);
+          total += i.point_count;
+          merged.has_color = merged.has_color || i.has_color;
+          if (i.attributes != 0 || !i.extra_attributes.empty()) {
+            std::string names = simlod::attribute_names(i.attributes);
+            for (const auto& e : i.extra_attributes) names += (names.empty() ? "" : ", ") + e;
+            warn(fmt::format(
+                "'{}' is written from simlod points (XYZ and colour): {} of '{}' "
+                "are not kept",
+                out.string(),
+                is_las(i.format) ? what_is_lost(i, simlod::read_las_metadata(f)) : names,
+                f.string()));
+          }
+        }
+        const auto wo = writer_options(opt, out, &merged);
+        ro.origin = info.origin;
+        std::size_t next = 0;
+        written = write_all(
+            [&](std::span<simlod::Point> b) -> std::size_t {
+              for (;;) {
+                if (const std::size_t n = reader->read(b); n > 0) return n;
+                if (++next == inputs.size()) return 0;
+                reader = simlod::open_reader(inputs[next], ro);
+              }
+            },
+            total, out, wo, opt);
       }
-      if (is_las(reader->info().format)) {
-        warn(fmt::format("'{}' is written from simlod points (XYZ and colour): {} are not kept",
-                         out.string(),
-                         what_is_lost(reader->info(), simlod::read_las_metadata(in))));
-      }
-      const auto wo = writer_options(opt, out, &reader->info());
-      written = write_all([&](std::span<simlod::Point> b) { return reader->read(b); },
-                          reader->info().point_count, out, wo, opt);
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -397,9 +493,11 @@ int main(int argc, char** argv) {
       "synthetic scene.",
       "simlod-convert"};
   Options opt;
-  app.add_option("files", opt.files, "IN OUT, or only OUT with --synthetic")
+  app.add_option("files", opt.files,
+                 "IN... OUT (several inputs or folders are merged into OUT), or only OUT with "
+                 "--synthetic")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, -1);
   app.add_option("--synthetic", opt.synthetic, "Write a synthetic scene of N points to OUT")
       ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--seed", opt.seed, "Seed of the synthetic scene")->capture_default_str();
@@ -434,10 +532,9 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    const std::size_t want = opt.synthetic > 0 ? 1 : 2;
-    if (opt.files.size() != want) {
+    if (opt.synthetic > 0 ? opt.files.size() != 1 : opt.files.size() < 2) {
       throw CLI::ValidationError(opt.synthetic > 0 ? "with --synthetic give only OUT"
-                                                   : "expected IN and OUT");
+                                                   : "expected IN... OUT");
     }
     if (opt.scale.size() == 2) throw CLI::ValidationError("--scale takes 1 or 3 values");
   } catch (const CLI::ParseError& e) {

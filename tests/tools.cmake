@@ -100,7 +100,21 @@ simlod_tool_test(tool_convert_point_format NEEDS_DATA
   STEP info <WORK>/bunny0.las --json "OUT=\"point_format\": 0,"
        "OUT=\"extra_attributes\": .\"confidence\"." "OUT=\"intensity\": {\"min\": 0, \"max\": 32768}"
   STEP convert <DATA>/bun_zipper.ply <WORK>/bunny.sim
-       "ERR=bunny.sim' keeps no attributes: intensity, confidence are not kept")
+       "ERR=bunny.sim' is written from simlod points .XYZ and colour.: intensity, confidence of")
+# Several inputs merge into one output: LAS records in the first's format, scale and offset.
+simlod_tool_test(tool_convert_merges_inputs NEEDS_DATA
+  STEP convert <DATA>/formats/f6.las <DATA>/formats/f7.las <WORK>/m.las
+       "OUT=kept otherwise every attribute of point format 6 .30-byte records. and 0 VLRs, 2 files merged"
+       "ERR=point format 6 to 6: RGB: 99609 points"
+  STEP info <WORK>/m.las --json "OUT=\"points\": 200000," "OUT=\"classes\": {\"0\": 10000,"
+  STEP convert <DATA>/haystack_rock.las <DATA>/lion_node_r.las <WORK>/hl.las
+       "ERR=give different coordinate reference systems"
+  STEP info <WORK>/hl.las "OUT=points +27134[^0-9]" "OUT=crs +EPSG:3645"
+  STEP convert <DATA>/lion_node_r.las <DATA>/bun_zipper.ply <WORK>/lb.sim
+       "ERR=intensity, confidence of '.*bun_zipper.ply' are not kept"
+  STEP info <WORK>/lb.sim "OUT=points +41149[^0-9]"
+  STEP convert <WORK>/hl.las <WORK>/lb.sim <WORK>/hl.las RC=1 "ERR=hl.las': input and output are the same file"
+  STEP convert <WORK>/hl.las RC=105 "ERR=expected IN... OUT")
 if(LASzip_FOUND)
   simlod_tool_test(tool_convert_laz_keeps_every_attribute NEEDS_DATA
     STEP convert <DATA>/formats/f8.las <WORK>/f8.laz -q
@@ -131,7 +145,8 @@ simlod_tool_test(tool_info_missing_file
   STEP info <WORK>/missing.las RC=1 "ERR=^simlod-info: error: cannot open '.*missing.las'")
 simlod_tool_test(tool_convert_missing_file
   STEP convert <WORK>/missing.las <WORK>/out.sim RC=1
-       "ERR=^simlod-convert: error: cannot open '.*missing.las'" ABSENT=<WORK>/out.sim)
+       "ERR=^simlod-convert: error: '.*missing.las': no such file or folder"
+       ABSENT=<WORK>/out.sim)
 simlod_tool_test(tool_info_truncated_sim
   STEP info <SRC>/data/truncated.sim RC=1
        "ERR=^simlod-info: error: .*truncated record at byte offset 24")
