@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "common/exposure_scene.hpp"
 #include "common/image_metrics.hpp"
 #include "common/point_loader.hpp"
+#include "common/progress.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
@@ -36,10 +38,18 @@ using simlod::examples::sampling_of;
 /// the bounds of the input as read.
 simlod::examples::LoadedPoints load(const std::string& file, std::uint64_t synthetic,
                                     const std::string& scene, std::uint64_t scene_points,
-                                    std::uint64_t seed) {
+                                    std::uint64_t seed, bool progress) {
   if (scene.empty()) {
-    return synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed})
-                         : simlod::examples::load_points({file});
+    std::optional<simlod::examples::ProgressBar> bar;  // the total is known after the headers
+    const simlod::examples::LoadProgress loading = [&](std::uint64_t done, std::uint64_t total) {
+      if (!bar) bar.emplace("loading", total, simlod::examples::progress_mode(false, progress));
+      bar->update(done);
+    };
+    simlod::examples::LoadedPoints in =
+        synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed}, loading)
+                      : simlod::examples::load_points({file}, loading);
+    if (bar) bar->finish();
+    return in;
   }
   simlod::examples::ExposureScene s =
       simlod::examples::exposure_scene({.points = scene_points, .seed = seed});
@@ -89,7 +99,7 @@ int main(int argc, char** argv) {
   std::uint32_t views = 3, width = 960, height = 540;
   std::uint32_t leaf_points = simlod::OctreeConfig{}.max_points_per_leaf;
   float lod = 64.0f;
-  bool no_images = false;
+  bool no_images = false, progress = false;
   app.add_option("input", input, "point cloud file (LAS, LAZ, PLY, SIM)");
   app.add_option("--synthetic", synthetic, "the synthetic town of N points instead");
   app.add_option("--scene", scene,
@@ -122,6 +132,7 @@ int main(int argc, char** argv) {
                  "<sampling>-incremental)")
       ->capture_default_str();
   app.add_flag("--no-images", no_images, "write no PNGs");
+  app.add_flag("--progress", progress, "draw the progress bar even when stderr is no terminal");
   app.add_option("--json", json_path, "also write the results as JSON to FILE");
   CLI11_PARSE(app, argc, argv);
 
@@ -140,7 +151,8 @@ int main(int argc, char** argv) {
       if (b == Builder::Incremental) report.batch = batch;
     }
     const simlod::Backend backend = simlod::parse_backend(backend_name);
-    const simlod::examples::LoadedPoints in = load(input, synthetic, scene, scene_points, seed);
+    const simlod::examples::LoadedPoints in =
+        load(input, synthetic, scene, scene_points, seed, progress);
     report.input = in.name;
     report.points = in.points.size();
     report.width = width;

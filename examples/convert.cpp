@@ -88,9 +88,7 @@ std::array<double, 3> scale_option(const Options& opt, std::array<double, 3> sca
 }
 
 ProgressBar::Mode progress_mode(const Options& opt) {
-  return opt.quiet      ? ProgressBar::Mode::Off
-         : opt.progress ? ProgressBar::Mode::Force
-                        : ProgressBar::Mode::Auto;
+  return simlod::examples::progress_mode(opt.quiet, opt.progress);
 }
 
 simlod::WriterOptions writer_options(const Options& opt, const fs::path& out,

@@ -105,7 +105,7 @@ int run(const Options& o) {
                                           [](const simlod::FileInfo& f) { return f.has_color; });
   const simlod::View view = demo::make_view(o, o.camera.views.front(), box, data_has_color);
   ex::ProgressBar bar("streaming", streamer.progress().points_total,
-                      o.quiet ? ex::ProgressBar::Mode::Off : ex::ProgressBar::Mode::Auto);
+                      ex::progress_mode(o.quiet, o.progress));
 
   Summary s;
   s.sampling = o.sampling;
@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--stats", o.stats_path, "write the summary as JSON to this file");
   app.add_flag("-q,--quiet", o.quiet, "no progress bar");
+  app.add_flag("--progress", o.progress, "draw the progress bar even when stderr is no terminal");
   app.add_flag("--bulk", o.bulk,
                "read every point first, then build the octree in one go (Octree::build): "
                "nothing to see until it is built");

@@ -27,6 +27,7 @@ struct Options {
   CameraOptions camera{.views = {"overview", "closeup"}};
   std::string color = "auto";
   bool edl = false, quiet = false;
+  bool progress = false;           ///< draw the progress bar even when stderr is no terminal
   bool bulk = false;               ///< read every point, then Octree::build
   std::string sampling = "first";  ///< voxel colours (both runs)
 };

@@ -45,8 +45,7 @@ int run_bulk(const Options& o) {
   const auto start = Clock::now();
   std::optional<ProgressBar> bar;  // the total is known once the headers are read
   const LoadProgress progress = [&](std::uint64_t done, std::uint64_t total) {
-    if (!bar)
-      bar.emplace("loading", total, o.quiet ? ProgressBar::Mode::Off : ProgressBar::Mode::Auto);
+    if (!bar) bar.emplace("loading", total, progress_mode(o.quiet, o.progress));
     bar->update(done);
   };
   LoadedPoints in =

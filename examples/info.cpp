@@ -15,6 +15,7 @@
 
 #include "common/json.hpp"
 #include "common/las_summary.hpp"
+#include "common/progress.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
 
@@ -62,7 +63,7 @@ struct LasExtras {
   std::optional<simlod::examples::LasAttributeSummary> summary;  ///< none: --header-only
 };
 
-LasExtras las_extras(const FileInfo& info, bool header_only) {
+LasExtras las_extras(const FileInfo& info, bool header_only, bool progress) {
   LasExtras x;
   x.metadata = simlod::read_las_metadata(info.path);
   x.crs = simlod::examples::las_crs(x.metadata);
@@ -72,9 +73,14 @@ LasExtras las_extras(const FileInfo& info, bool header_only) {
   std::vector<simlod::Point> points(kBatch);
   std::vector<std::byte> records(kBatch * info.record_length);
   simlod::examples::LasAttributeSummary s;
+  simlod::examples::ProgressBar bar("reading", info.point_count,
+                                    simlod::examples::progress_mode(false, progress));
+  std::uint64_t done = 0;
   for (std::size_t n; (n = reader->read(points, records)) > 0;) {
     s.add(records, n, info.point_format, info.record_length);
+    bar.update(done += n);
   }
+  bar.finish();
   x.summary = std::move(s);
   return x;
 }
@@ -220,9 +226,12 @@ int main(int argc, char** argv) {
   CLI::App app{"Prints the header information of a LAS, LAZ, SIM or PLY point-cloud file.",
                "simlod-info"};
   std::string path;
-  bool json = false, header_only = false;
+  bool json = false, header_only = false, progress = false;
   app.add_option("file", path, "Point-cloud file (.las, .laz, .sim, .ply)")->required();
   app.add_flag("--json", json, "Print JSON instead of text");
+  app.add_flag("--progress", progress,
+               "Draw the progress bar of the pass over the points even when stderr is no "
+               "terminal");
   app.add_flag("--header-only", header_only,
                "LAS/LAZ: the header, CRS and VLRs only, without the pass over the points "
                "(counts per return and class, attribute ranges)");
@@ -232,7 +241,7 @@ int main(int argc, char** argv) {
     // Opening names the extra attributes too (LAS extra bytes, PLY scalar properties).
     const FileInfo info = simlod::open_reader(path)->info();
     std::optional<LasExtras> las;
-    if (is_las(info)) las = las_extras(info, header_only);
+    if (is_las(info)) las = las_extras(info, header_only, progress);
     if (json) {
       print_json(info, las ? &*las : nullptr);
     } else {

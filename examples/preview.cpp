@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/camera.hpp"
+#include "common/progress.hpp"
 #include "simlod/simlod.hpp"
 
 namespace {
@@ -91,6 +92,8 @@ int main(int argc, char** argv) {
   app.add_option("--width", width)->capture_default_str()->check(CLI::Range(16u, 16384u));
   app.add_option("--height", height)->capture_default_str()->check(CLI::Range(16u, 16384u));
   simlod::examples::add_camera_options(app, camera, /*several=*/false);
+  bool progress = false;
+  app.add_flag("--progress", progress, "draw the progress bar even when stderr is no terminal");
   app.add_option("--point-size,--radius", radius,
                  "splat radius in pixels: each point covers (2 r + 1)^2 pixels")
       ->capture_default_str()
@@ -154,6 +157,8 @@ int main(int argc, char** argv) {
     Image image(width, height);
     std::vector<simlod::Point> batch(1 << 20);
     std::uint64_t total = 0;
+    simlod::examples::ProgressBar bar("drawing", generator ? synthetic : reader->info().point_count,
+                                      simlod::examples::progress_mode(false, progress));
     for (;;) {
       const std::size_t n = generator ? generator->next(batch) : reader->read(batch);
       if (n == 0) break;
@@ -167,7 +172,9 @@ int main(int argc, char** argv) {
       }
       for (std::size_t i = 0; i < n; ++i) image.splat(cam, batch[i], radius);
       total += n;
+      bar.update(total);
     }
+    bar.finish();
     // Opaque background where nothing was drawn.
     for (std::size_t i = 0; i < image.depth.size(); ++i) {
       if (std::isinf(image.depth[i])) {

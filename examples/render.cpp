@@ -4,16 +4,20 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/camera.hpp"
 #include "common/point_loader.hpp"
+#include "common/progress.hpp"
 #include "common/sampling_names.hpp"
 #include "common/views.hpp"
 #include "simlod/simlod.hpp"
 
 namespace {
+
+using simlod::examples::ProgressBar;
 
 struct Source {
   std::unique_ptr<simlod::PointReader> reader;
@@ -69,32 +73,44 @@ struct Built {
 
 /// Batch by batch, as a viewer that draws while loading would (simlod-demo streams).
 Built build_incremental(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
-                        const simlod::OctreeConfig& config,
-                        const simlod::ColorByOptions& coloring) {
+                        const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring,
+                        ProgressBar::Mode progress) {
   Source source = open_source(input, synthetic, seed, coloring);
   const auto origin = simlod::Octree::root_cube(source.bounds).min;
   std::vector<simlod::Point> batch(config.max_batch_points);
   simlod::Octree tree = simlod::Octree::create(source.bounds, config);
+  ProgressBar bar("building", source.reader ? source.reader->info().point_count : synthetic,
+                  progress);
+  std::uint64_t done = 0;
   for (;;) {
     const std::size_t n = source.next(batch);
     if (n == 0) break;  // readers and the generator return their whole count, then 0
     simlod::examples::shift_points(std::span(batch).first(n), {-origin[0], -origin[1], -origin[2]});
     tree.insert(std::span(batch).first(n));
     tree.update();
+    bar.update(done += n);
   }
+  bar.finish();
   return {std::move(tree), source.bounds, source.has_color};
 }
 
 /// --bulk: every point, then one build.
 Built build_bulk(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
-                 const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring) {
+                 const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring,
+                 ProgressBar::Mode progress) {
   if (synthetic > 0 && coloring.by != simlod::ColorBy::File) {
     throw simlod::InvalidInput(
         fmt::format("the synthetic scene has no {} to colour by", simlod::to_string(coloring.by)));
   }
+  std::optional<ProgressBar> bar;  // the total is known once the headers are read
+  const simlod::examples::LoadProgress loading = [&](std::uint64_t done, std::uint64_t total) {
+    if (!bar) bar.emplace("loading", total, progress);
+    bar->update(done);
+  };
   simlod::examples::LoadedPoints in =
-      synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed})
-                    : simlod::examples::load_points({input}, {}, coloring);
+      synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed}, loading)
+                    : simlod::examples::load_points({input}, loading, coloring);
+  if (bar) bar->finish();
   simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
   const simlod::BuildStats b = tree.stats().build;
   fmt::print(
@@ -114,7 +130,7 @@ int main(int argc, char** argv) {
   std::uint64_t synthetic = 0, seed = 1, budget = 0;
   std::uint32_t width = 1920, height = 1080;
   float lod = 128.0f;
-  bool hq = false, edl = false, bulk = false;
+  bool hq = false, edl = false, bulk = false, progress = false;
   simlod::examples::CameraOptions camera{.views = {"overview", "closeup"}};
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("--synthetic", synthetic, "render a synthetic scene of N points instead");
@@ -128,6 +144,7 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "samples per frame at most (0: no limit)");
   app.add_flag("--hq", hq, "high quality: blend samples near the nearest depth");
   app.add_flag("--edl", edl, "eye-dome lighting");
+  app.add_flag("--progress", progress, "draw the progress bar even when stderr is no terminal");
   app.add_flag("--bulk", bulk,
                "read every point first, then build the octree in one go (Octree::build) "
                "instead of batch by batch");
@@ -159,8 +176,9 @@ int main(int argc, char** argv) {
       bulk = true;  // the incremental builder samples first-come
     }
     const simlod::ColorByOptions coloring{.by = simlod::examples::load_coloring(color)};
-    Built built = bulk ? build_bulk(input, synthetic, seed, config, coloring)
-                       : build_incremental(input, synthetic, seed, config, coloring);
+    const ProgressBar::Mode mode = simlod::examples::progress_mode(false, progress);
+    Built built = bulk ? build_bulk(input, synthetic, seed, config, coloring, mode)
+                       : build_incremental(input, synthetic, seed, config, coloring, mode);
     const simlod::Octree& tree = built.tree;
     const simlod::Bounds box = simlod::examples::relative_box(built.bounds, tree.cube().min);
     const simlod::OctreeStats st = tree.stats();

@@ -216,6 +216,20 @@ simlod_tool_test(tool_cameras NEEDS_DATA
   STEP render --synthetic 100 --backend cpu --up x RC=1 "ERR=--up 'x'"
   STEP preview <DATA>/bun_zipper.ply --distance 3 -o <WORK>/q.png RC=1 "ERR=orthographic"
        ABSENT=<WORK>/q.png)
+# --progress draws the bar in every tool, also when stderr is no terminal.
+simlod_tool_test(tool_progress_everywhere NEEDS_DATA
+  STEP render <DATA>/lion_node_r.las --backend cpu --width 32 --height 24 --view top --progress
+       -o <WORK>/r "ERR=building .*100.0%"
+  STEP render <DATA>/lion_node_r.las --backend cpu --width 32 --height 24 --view top --progress
+       --bulk -o <WORK>/b "ERR=loading .*100.0%"
+  STEP preview <DATA>/lion_node_r.las --width 32 --height 24 --progress -o <WORK>/p.png
+       "ERR=drawing .*100.0%"
+  STEP info <DATA>/lion_node_r.las --progress "ERR=reading .*100.0%"
+  STEP demo <DATA>/lion_node_r.las --backend cpu --width 32 --height 24 --progress
+       -o <WORK>/d "ERR=streaming .*100.0%"
+  STEP convert <DATA>/lion_node_r.las <WORK>/c.sim --progress "ERR=converting .*100.0%"
+  STEP compare <DATA>/lion_node_r.las --backend cpu --width 32 --height 24 --views 1
+       --no-images --progress "ERR=loading .*100.0%")
 # Colour by an attribute as the points load.
 simlod_tool_test(tool_color_by_attribute NEEDS_DATA
   STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --view top

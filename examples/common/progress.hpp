@@ -120,4 +120,11 @@ class ProgressBar {
   Clock::time_point last_draw_;
 };
 
+/// The mode of the programs' --quiet and --progress flags: off, forced, or drawn on a terminal.
+inline ProgressBar::Mode progress_mode(bool quiet, bool force) {
+  return quiet   ? ProgressBar::Mode::Off
+         : force ? ProgressBar::Mode::Force
+                 : ProgressBar::Mode::Auto;
+}
+
 }  // namespace simlod::examples
