@@ -195,6 +195,9 @@ int main(int argc, char** argv) {
   ex::add_camera_options(app, o.camera, /*several=*/true);
   app.add_option("--lod", o.lod, "LOD threshold in pixels (0: every point)")->capture_default_str();
   app.add_flag("--edl", o.edl, "eye-dome lighting");
+  app.add_option("--point-size", o.point_size, "pixels a side of the square each sample covers")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, simlod::View::kMaxPointSize));
   app.add_option("--color", o.color,
                  "auto (elevation for data without colour), rgb, elevation, or an attribute "
                  "the points are coloured by as they load: intensity, classification, "

@@ -28,6 +28,7 @@ struct Options {
   std::string color = "auto";
   bool edl = false, quiet = false;
   bool progress = false;           ///< draw the progress bar even when stderr is no terminal
+  std::uint32_t point_size = 1;    ///< View::point_size of the frames and pictures
   bool bulk = false;               ///< read every point, then Octree::build
   std::string sampling = "first";  ///< voxel colours (both runs)
 };

@@ -27,6 +27,7 @@ View make_view(const Options& o, std::string_view name, const Bounds& box, bool 
   View v = camera_view(o.camera, name, box, o.width, o.height);
   v.lod_threshold = static_cast<float>(o.lod);
   v.eye_dome_lighting = o.edl;
+  v.point_size = o.point_size;
   v.background = pack_rgba(24, 26, 32);
   apply_color(v, o.color, data_has_color, box);
   return v;

@@ -58,12 +58,15 @@ struct Image {
         depth(std::size_t{w} * h, std::numeric_limits<float>::infinity()),
         rgba(std::size_t{w} * h * 4, 0) {}
 
-  void splat(const Camera& cam, const simlod::Point& p, int radius) {
+  /// A square of `size` pixels a side around the point's pixel (for even sizes one more pixel
+  /// right and below), as View::point_size draws.
+  void splat(const Camera& cam, const simlod::Point& p, int size) {
     const auto [right, up, dist] = cam.view(p.x, p.y, p.z);
     const long px = std::lround(width / 2.0 + right * cam.scale);
     const long py = std::lround(height / 2.0 - up * cam.scale);
-    for (long y = py - radius; y <= py + radius; ++y) {
-      for (long x = px - radius; x <= px + radius; ++x) {
+    const long back = (size - 1) / 2, ahead = size / 2;
+    for (long y = py - back; y <= py + ahead; ++y) {
+      for (long x = px - back; x <= px + ahead; ++x) {
         if (x < 0 || y < 0 || x >= long(width) || y >= long(height)) continue;
         const std::size_t i = std::size_t(y) * width + std::size_t(x);
         if (dist >= depth[i]) continue;
@@ -84,7 +87,7 @@ int main(int argc, char** argv) {
   std::uint64_t synthetic = 0, seed = 1;
   std::uint32_t width = 1600, height = 1000;
   simlod::examples::CameraOptions camera{.views = {"overview"}};
-  int radius = 0;
+  int point_size = 1;
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("-o,--output", output, "PNG to write")->capture_default_str();
   app.add_option("--synthetic", synthetic, "render a synthetic scene of N points instead");
@@ -94,10 +97,9 @@ int main(int argc, char** argv) {
   simlod::examples::add_camera_options(app, camera, /*several=*/false);
   bool progress = false;
   app.add_flag("--progress", progress, "draw the progress bar even when stderr is no terminal");
-  app.add_option("--point-size,--radius", radius,
-                 "splat radius in pixels: each point covers (2 r + 1)^2 pixels")
+  app.add_option("--point-size", point_size, "pixels a side of the square each point covers")
       ->capture_default_str()
-      ->check(CLI::Range(0, 32));
+      ->check(CLI::Range(1, 16));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -170,7 +172,7 @@ int main(int argc, char** argv) {
           batch[i].z = static_cast<float>(p[2]);
         }
       }
-      for (std::size_t i = 0; i < n; ++i) image.splat(cam, batch[i], radius);
+      for (std::size_t i = 0; i < n; ++i) image.splat(cam, batch[i], point_size);
       total += n;
       bar.update(total);
     }

@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
   std::uint32_t width = 1920, height = 1080;
   float lod = 128.0f;
   bool hq = false, edl = false, bulk = false, progress = false;
+  std::uint32_t point_size = 1;
   simlod::examples::CameraOptions camera{.views = {"overview", "closeup"}};
   app.add_option("input", input, "point cloud file (omit with --synthetic)");
   app.add_option("--synthetic", synthetic, "render a synthetic scene of N points instead");
@@ -144,6 +145,9 @@ int main(int argc, char** argv) {
   app.add_option("--budget", budget, "samples per frame at most (0: no limit)");
   app.add_flag("--hq", hq, "high quality: blend samples near the nearest depth");
   app.add_flag("--edl", edl, "eye-dome lighting");
+  app.add_option("--point-size", point_size, "pixels a side of the square each sample covers")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, simlod::View::kMaxPointSize));
   app.add_flag("--progress", progress, "draw the progress bar even when stderr is no terminal");
   app.add_flag("--bulk", bulk,
                "read every point first, then build the octree in one go (Octree::build) "
@@ -191,6 +195,7 @@ int main(int argc, char** argv) {
       view.point_budget = budget;
       view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;
       view.eye_dome_lighting = edl;
+      view.point_size = point_size;
       view.background = simlod::pack_rgba(24, 26, 32);
       simlod::examples::apply_color(view, color, built.has_color, box);
       const simlod::RenderStats r = simlod::rasterize(tree, view, fb);

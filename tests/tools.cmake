@@ -206,10 +206,11 @@ simlod_tool_test(tool_cameras NEEDS_DATA
        --view top,front --yaw 20 --pitch 10 -o <WORK>/b EXISTS=<WORK>/b-top.png
        EXISTS=<WORK>/b-front.png ABSENT=<WORK>/b-overview.png
   STEP render <DATA>/lion_takanawa.las --backend cpu --width 64 --height 48 --view closeup
-       --distance 5 -o <WORK>/l EXISTS=<WORK>/l-closeup.png
+       --distance 5 --point-size 3 -o <WORK>/l EXISTS=<WORK>/l-closeup.png
+  STEP render <DATA>/lion_takanawa.las --backend cpu --point-size 17 RC=105 "ERR=--point-size"
   STEP demo <DATA>/lion_takanawa.las --backend cpu --width 64 --height 48 --view front,top
        --batch 50000 -q -o <WORK>/d "OUT=pictures: .*d-front.png, .*d-top.png"
-  STEP preview <DATA>/bun_zipper.ply --up y --view front --point-size 1 --width 64 --height 48
+  STEP preview <DATA>/bun_zipper.ply --up y --view front --point-size 2 --width 64 --height 48
        -o <WORK>/p.png EXISTS=<WORK>/p.png
   STEP render <WORK>/never-read.las --view sideways RC=1 "ERR=unknown view 'sideways'"
   STEP demo <WORK>/never-read.las --pitch 95 RC=1 "ERR=--pitch 95 must lie in"

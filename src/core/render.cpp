@@ -32,6 +32,7 @@ RenderJob make_render_job(const View& view, float edge) {
   // A projection whose w does not keep a constant term (perspective) makes w the depth.
   job.params.depth_from_w = view.projection_matrix[15] == 0.0f ? 1u : 0u;
   job.params.edge = edge;
+  job.params.point_size = view.point_size;
   if (view.color == ColorMode::Elevation) {
     job.params.color_mode = kColorElevation;
     job.params.z_low = view.elevation_range[0];

@@ -85,7 +85,8 @@ struct RenderParams {
   float edge;                     ///< cube edge of the octree, octree coordinates
   std::uint32_t color_mode;       ///< kColorRgb or kColorElevation
   float z_low, z_scale;           ///< elevation ramp: t = (z - z_low) * z_scale
-  std::uint32_t pad[2];
+  std::uint32_t point_size;       ///< View::point_size: a square of this many pixels a side
+  std::uint32_t pad;
 };
 
 /// The colour a sample is drawn with: its own, or the elevation ramp at its z (alpha kept).
@@ -143,6 +144,25 @@ SIMLOD_HD bool project_sample(const RenderParams& p, float x, float y, float z, 
   pixel = row * p.width + col;
   word = (std::uint64_t{bits_of(depth)} << 32) | rgba;
   return true;
+}
+
+/// Calls fn(pixel) for every pixel of the point_size x point_size square a sample covers whose
+/// own pixel is `pixel` (project_sample): columns col - (s - 1) / 2 .. col + s / 2 and the same
+/// rows, cut at the image's edges.
+template <class Fn>
+SIMLOD_HD void for_each_covered(const RenderParams& p, std::uint32_t pixel, Fn&& fn) {
+  if (p.point_size <= 1) {
+    fn(pixel);
+    return;
+  }
+  const std::uint32_t row = pixel / p.width, col = pixel - row * p.width;
+  const std::uint32_t back = (p.point_size - 1) / 2, ahead = p.point_size / 2;
+  const std::uint32_t c0 = col > back ? col - back : 0, r0 = row > back ? row - back : 0;
+  const std::uint32_t c1 = col + ahead < p.width ? col + ahead : p.width - 1;
+  const std::uint32_t r1 = row + ahead < p.height ? row + ahead : p.height - 1;
+  for (std::uint32_t r = r0; r <= r1; ++r) {
+    for (std::uint32_t c = c0; c <= c1; ++c) fn(r * p.width + c);
+  }
 }
 
 /// The threshold of budget step k (k = 0: the view's own; a threshold of 0 starts at 1 pixel).

@@ -177,6 +177,10 @@ void View::validate() const {
         fmt::format("view: lod_threshold {} must be finite and >= 0", lod_threshold));
   }
   detail::validate_edl(edl_strength, edl_radius, "view");
+  if (point_size < 1 || point_size > kMaxPointSize) {
+    throw InvalidInput(
+        fmt::format("view: point_size {} must be in 1 .. {}", point_size, kMaxPointSize));
+  }
   if (color == ColorMode::Elevation &&
       !(std::isfinite(elevation_range[0]) && std::isfinite(elevation_range[1]) &&
         elevation_range[0] < elevation_range[1])) {

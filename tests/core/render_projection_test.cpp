@@ -72,6 +72,52 @@ TEST(RenderProjection, NearerPointWinsInEitherOrder) {
   }
 }
 
+TEST(RenderProjection, PointSizeCoversASquareAroundThePixel) {
+  // 8 x 8 pixels over [0, 8]^2: (3.5, 4.5) lands in column 3, row 3; (0.5, 0.5) in the corner.
+  const std::vector<Point> pts{{3.5f, 4.5f, 1.0f, kRed}, {0.5f, 0.5f, 1.0f, kBlue}};
+  Octree tree = leaf_tree(pts);
+  Framebuffer fb(8, 8, Backend::Cpu);
+  for (std::uint32_t size : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE(size);
+    View view = top_view(0, 8, 0, 8, 8, 8);
+    view.point_size = size;
+    rasterize(tree, view, fb);
+    const auto image = fb.download();
+    const auto depth = fb.download_depth();
+    // Columns and rows col - (s - 1) / 2 .. col + s / 2, cut at the image's edges.
+    std::size_t red = 0, blue = 0;
+    for (std::uint32_t row = 0; row < 8; ++row) {
+      for (std::uint32_t col = 0; col < 8; ++col) {
+        const bool in_red = col + (size - 1) / 2 >= 3 && col <= 3 + size / 2 &&
+                            row + (size - 1) / 2 >= 3 && row <= 3 + size / 2;
+        const bool in_blue = col <= size / 2 && row + (size - 1) / 2 >= 7;
+        const std::uint32_t want = in_red ? kRed : in_blue ? kBlue : kBlack;
+        EXPECT_EQ(pixel_at(image, 8, col, row), want) << col << ", " << row;
+        red += want == kRed;
+        blue += want == kBlue;
+        if (want != kBlack) {
+          EXPECT_NEAR(depth[row * 8 + col], (99.0 - 0.5) / 199.5, 1e-6);
+        }
+      }
+    }
+    EXPECT_EQ(red, std::size_t{size} * size);
+    // Cut by the corner: columns 0 .. s / 2, rows 7 - (s - 1) / 2 .. 7.
+    EXPECT_EQ(blue, std::size_t{size / 2 + 1} * ((size - 1) / 2 + 1));
+  }
+  // Overlapping squares: the nearer sample wins every pixel it covers.
+  const std::vector<Point> two{{3.5f, 4.5f, 1.0f, kRed}, {4.5f, 4.5f, 2.0f, kBlue}};
+  Octree both = leaf_tree(two);
+  View view = top_view(0, 8, 0, 8, 8, 8);
+  view.point_size = 3;
+  rasterize(both, view, fb);
+  EXPECT_EQ(pixel_at(fb.download(), 8, 3, 3), kBlue);  // blue is higher: nearer
+  EXPECT_EQ(pixel_at(fb.download(), 8, 2, 3), kRed);   // only red reaches it
+  view.point_size = 0;
+  EXPECT_THROW(rasterize(both, view, fb), InvalidInput);
+  view.point_size = View::kMaxPointSize + 1;
+  EXPECT_THROW(rasterize(both, view, fb), InvalidInput);
+}
+
 TEST(RenderProjection, EqualDepthTieGoesToTheSmallerColourValue) {
   const Point a{3.5f, 3.5f, 1.0f, kRed}, b{3.5f, 3.5f, 1.0f, kBlue};
   for (const auto& pts : {std::vector<Point>{a, b}, std::vector<Point>{b, a}}) {

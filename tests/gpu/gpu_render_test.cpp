@@ -94,6 +94,16 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
     edl.background = kEdlBackground;
     out.emplace_back(e.name, edl);
   }
+  // Larger points, both qualities, with eye-dome lighting.
+  for (const auto quality : {RenderQuality::Fast, RenderQuality::High}) {
+    View big = close;
+    big.point_size = 3;
+    big.quality = quality;
+    big.eye_dome_lighting = quality == RenderQuality::Fast;
+    out.emplace_back(quality == RenderQuality::Fast ? "closeup point size 3 edl"
+                                                    : "closeup point size 3 high quality",
+                     big);
+  }
   // Colour by elevation, over the scene's z range, both qualities.
   for (const auto quality : {RenderQuality::Fast, RenderQuality::High}) {
     View elevation = overview;

@@ -23,13 +23,15 @@ __global__ void __launch_bounds__(kSplatBlock)
       if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), z, rgba, pixel, word)) {
         continue;
       }
-      if constexpr (!kSecond) {
-        if (word < words[pixel]) atomicMin(words + pixel, static_cast<unsigned long long>(word));
-      } else if (blends(word, words[pixel])) {
-        atomicAdd(sums + 2 * std::size_t{pixel}, static_cast<unsigned long long>(blend_sum0(rgba)));
-        atomicAdd(sums + 2 * std::size_t{pixel} + 1,
-                  static_cast<unsigned long long>(blend_sum1(rgba)));
-      }
+      for_each_covered(p, pixel, [&](std::uint32_t px) {
+        if constexpr (!kSecond) {
+          if (word < words[px]) atomicMin(words + px, static_cast<unsigned long long>(word));
+        } else if (blends(word, words[px])) {
+          atomicAdd(sums + 2 * std::size_t{px}, static_cast<unsigned long long>(blend_sum0(rgba)));
+          atomicAdd(sums + 2 * std::size_t{px} + 1,
+                    static_cast<unsigned long long>(blend_sum1(rgba)));
+        }
+      });
     }
   }
 }

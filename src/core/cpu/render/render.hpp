@@ -125,14 +125,16 @@ RenderStats render_on_cpu(const Tree& tree, const RenderJob& job, Framebuffer& f
             std::uint32_t pixel = 0;
             std::uint64_t word = 0;
             if (!project_sample(p, q.x, q.y, q.z, rgba, pixel, word)) continue;
-            if (!second) {
-              splat_word(words, pixel, word);
-            } else if (blends(word, words[pixel])) {
-              std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{pixel}])
-                  .fetch_add(blend_sum0(rgba), std::memory_order_relaxed);
-              std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{pixel} + 1])
-                  .fetch_add(blend_sum1(rgba), std::memory_order_relaxed);
-            }
+            for_each_covered(p, pixel, [&](std::uint32_t px) {
+              if (!second) {
+                splat_word(words, px, word);
+              } else if (blends(word, words[px])) {
+                std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px}])
+                    .fetch_add(blend_sum0(rgba), std::memory_order_relaxed);
+                std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px} + 1])
+                    .fetch_add(blend_sum1(rgba), std::memory_order_relaxed);
+              }
+            });
           }
         });
       }
