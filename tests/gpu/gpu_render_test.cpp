@@ -100,6 +100,7 @@ std::vector<std::pair<std::string, View>> views(const Bounds& box) {
     big.point_size = 3;
     big.quality = quality;
     big.eye_dome_lighting = quality == RenderQuality::Fast;
+    big.background = kEdlBackground;  // the outline's black must not be the background
     out.emplace_back(quality == RenderQuality::Fast ? "closeup point size 3 edl"
                                                     : "closeup point size 3 high quality",
                      big);
