@@ -8,6 +8,7 @@
 #include "simlod/device_batch.hpp"
 #include "simlod/device_stream.hpp"
 #include "simlod/error.hpp"
+#include "simlod/fenwick.hpp"
 #include "simlod/framebuffer.hpp"
 #include "simlod/host_batch.hpp"
 #include "simlod/image.hpp"

@@ -31,6 +31,8 @@ class CudaOwner {
   ~CudaOwner() { reset(); }
 
   [[nodiscard]] T get() const { return handle_; }
+  /// Gives the handle up: the caller releases it.
+  [[nodiscard]] T release() { return std::exchange(handle_, T{}); }
   void reset() {
     if (handle_ != T{}) Release{}(handle_);
     handle_ = T{};
