@@ -9,18 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "core/random_values.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::test {
 namespace {
-
-std::vector<std::uint32_t> random_values(std::uint64_t n, std::uint32_t bits, std::uint32_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint32_t> v(n);
-  const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFu : (std::uint64_t{1} << bits) - 1;
-  for (auto& x : v) x = static_cast<std::uint32_t>(rng() & mask);
-  return v;
-}
 
 /// The formula of the layout, computed independently: sum over t of
 /// ceil(floor((N + 2^t) / 2^(t + 1)) x (b + t) / 32) words.

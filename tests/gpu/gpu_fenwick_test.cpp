@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "core/random_values.hpp"
 #include "gpu/snapshot_compare.hpp"
 #include "simlod/error.hpp"
 #include "simlod/fenwick.hpp"
@@ -16,14 +17,6 @@
 
 namespace simlod::test {
 namespace {
-
-std::vector<std::uint32_t> random_values(std::uint64_t n, std::uint32_t bits, std::uint32_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::uint32_t> v(n);
-  const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFu : (std::uint64_t{1} << bits) - 1;
-  for (auto& x : v) x = static_cast<std::uint32_t>(rng() & mask);
-  return v;
-}
 
 TEST(GpuFenwick, BuildIsBitIdenticalAndQueriesAgree) {
   SIMLOD_REQUIRE_GPU();
