@@ -5,9 +5,11 @@
 // prefix sums and updates touch O(log N) entries, point queries about two on average.
 // The layout is in simlod/detail/fenwick_math.hpp; CPU and CUDA builds are bit-identical.
 //
-// This is the one-dimensional tree; the 2D and 3D trees of the paper are not here yet.
+// One to three dimensions: in d dimensions an entry sums a box and the tree takes about b + d
+// bits per element (the paper's Table 1).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -33,6 +35,12 @@ class FenwickIndex {
   /// or a value wider than `bits` (naming its index); CapacityError when memory runs out.
   static FenwickIndex build(std::span<const std::uint32_t> values, std::uint32_t bits,
                             Backend backend = Backend::Auto);
+  /// A tree over a 1-3 dimensional array of `extents` (element (x, y, z) at index
+  /// x + extents[0] (y + extents[1] z)); values.size() must be their product. Also
+  /// InvalidInput for 0 or more than 3 extents, or an extent of 0.
+  static FenwickIndex build(std::span<const std::uint32_t> values,
+                            std::span<const std::uint64_t> extents, std::uint32_t bits,
+                            Backend backend = Backend::Auto);
   /// The same from values already in device memory (`device_values`, n of them), on the
   /// current CUDA device: no copy over PCIe. CUDA builds only.
   static FenwickIndex build_from_device(const std::uint32_t* device_values, std::uint64_t n,
@@ -41,12 +49,20 @@ class FenwickIndex {
   /// Bytes of the packed tree of n elements of `bits` bits: the sum over the levels of
   /// ceil(entries x (bits + t) / 32) x 4 (the two padding words not counted).
   [[nodiscard]] static std::uint64_t bytes_for(std::uint64_t n, std::uint32_t bits);
+  /// The same for an array of 1-3 extents: the sum over the level combinations of
+  /// ceil(entries x (bits + t0 + t1 + t2) / 32) x 4.
+  [[nodiscard]] static std::uint64_t bytes_for(std::span<const std::uint64_t> extents,
+                                               std::uint32_t bits);
 
   FenwickIndex(FenwickIndex&&) noexcept;
   FenwickIndex& operator=(FenwickIndex&&) noexcept;
   ~FenwickIndex();
 
+  /// Elements (the product of the extents).
   [[nodiscard]] std::uint64_t size() const;
+  [[nodiscard]] std::uint32_t dims() const;
+  /// Extents of the axes used; 1 for the others.
+  [[nodiscard]] std::array<std::uint64_t, 3> extents() const;
   [[nodiscard]] std::uint32_t bits() const;
   [[nodiscard]] Backend backend() const;
   /// bytes_for(size(), bits()).
@@ -67,6 +83,19 @@ class FenwickIndex {
   /// Every element in order (the paper's reconstruction); out.size() must be size().
   void values(std::span<std::uint32_t> out) const;
 
+  /// In 1-3 dimensions (coordinates of unused axes 0): the sum of the box [0, k0) x [0, k1) x
+  /// [0, k2) (ka <= extent), of the box [lo, hi) (lo <= hi <= extent; by inclusion and
+  /// exclusion of 2^d prefixes), and element k (ka < extent). InvalidInput naming the axis for
+  /// coordinates out of range or lo > hi.
+  [[nodiscard]] std::uint64_t prefix(const std::array<std::uint64_t, 3>& k) const;
+  [[nodiscard]] std::uint64_t box_sum(const std::array<std::uint64_t, 3>& lo,
+                                      const std::array<std::uint64_t, 3>& hi) const;
+  [[nodiscard]] std::uint64_t value(const std::array<std::uint64_t, 3>& k) const;
+  /// Batched box sums on the backend: out[i] = box_sum(boxes[i][0..2], boxes[i][3..5]).
+  void box_sums(std::span<const std::array<std::uint64_t, 6>> boxes,
+                std::span<std::uint64_t> out) const;
+  void add(const std::array<std::uint64_t, 3>& k, std::int64_t delta);
+
   /// Adds `delta` to element k. InvalidInput when k is out of range or the element would
   /// leave 0 .. 2^bits - 1 (the index is unchanged then).
   void add(std::uint64_t k, std::int64_t delta);
@@ -82,6 +111,8 @@ class FenwickIndex {
 
  private:
   explicit FenwickIndex(std::unique_ptr<Impl> impl);
+  /// Queries of `kind` (0 prefix, 1 value: 3 coordinates each; 2 box: 6) on the backend.
+  void run(std::span<const std::uint64_t> coords, std::span<std::uint64_t> out, int kind) const;
   std::unique_ptr<Impl> impl_;
 };
 

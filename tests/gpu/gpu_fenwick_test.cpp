@@ -2,6 +2,8 @@
 // results, updates, and the device-side input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -64,6 +66,52 @@ TEST(GpuFenwick, UpdatesAndBadInputMatchTheCpu) {
     ADD_FAILURE() << "a value wider than the bits was accepted";
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("element 4242 is 200"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuFenwick, MultiDimensionalTreesMatchTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  std::mt19937_64 rng(7);
+  for (const std::vector<std::uint64_t>& n : {std::vector<std::uint64_t>{37, 19},
+                                              {1024, 1000},
+                                              {1, 77},
+                                              {5, 7, 9},
+                                              {64, 64, 64},
+                                              {3, 1, 500}}) {
+    for (std::uint32_t b : {1u, 8u, 32u}) {
+      SCOPED_TRACE(testing::Message()
+                   << n.size() << " axes, " << n[0] << " x " << n[1] << ", b " << b);
+      std::uint64_t total = 1;
+      for (const auto e : n) total *= e;
+      auto v = random_values(total, b, static_cast<std::uint32_t>(total * 3 + b));
+      FenwickIndex cpu = FenwickIndex::build(v, n, b, Backend::Cpu);
+      FenwickIndex gpu = FenwickIndex::build(v, n, b, Backend::Cuda);
+      ASSERT_EQ(gpu.backend(), Backend::Cuda);
+      EXPECT_EQ(gpu.words(), cpu.words());
+      std::vector<std::uint32_t> back(total);
+      gpu.values(back);
+      EXPECT_EQ(back, v);
+      std::vector<std::array<std::uint64_t, 6>> boxes(5000);
+      for (auto& box : boxes) {
+        for (std::size_t a = 0; a < 3; ++a) {
+          const std::uint64_t e = a < n.size() ? n[a] : 0;
+          const std::uint64_t p = rng() % (e + 1), q = rng() % (e + 1);
+          box[a] = std::min(p, q);
+          box[3 + a] = std::max(p, q);
+        }
+      }
+      std::vector<std::uint64_t> a(boxes.size()), c(boxes.size());
+      gpu.box_sums(boxes, a);
+      cpu.box_sums(boxes, c);
+      EXPECT_EQ(a, c);
+      if (b < 32) {
+        const std::array<std::uint64_t, 3> k{n[0] / 2, n[1] / 2, n.size() > 2 ? n[2] / 2 : 0};
+        const std::int64_t delta = gpu.value(k) == 0 ? 1 : -1;
+        gpu.add(k, delta);
+        cpu.add(k, delta);
+        EXPECT_EQ(gpu.words(), cpu.words());
+      }
+    }
   }
 }
 

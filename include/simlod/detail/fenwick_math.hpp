@@ -1,13 +1,16 @@
 // The packed Fenwick tree (simlod/fenwick.hpp) as SIMLOD_HD functions, so that host code and
 // CUDA kernels read and query it alike.
 //
-// Layout (0-based Fenwick tree): entry k holds the sum of elements (k & (k + 1)) .. k. Its level
-// t is the number of trailing one bits of k; it covers 2^t elements and is b + t bits wide.
-// Level t holds the entries k = (p << (t + 1)) | (2^t - 1), p = 0, 1, ..., floor((N + 2^t) /
-// 2^(t + 1)) of them, packed tightly, entry p at bit p * (b + t) of the level; each level starts
-// on a 32-bit word. Words are little-endian bit order: bit i of a level is bit i % 32 of its
-// word i / 32. Two zero words follow the last level, so that an entry is always read from three
-// whole words.
+// Layout, in d = 1 to 3 dimensions of extents n[0..d-1] (element (x, y, z) at index
+// x + n0 (y + n1 z)): entry (k0, k1, k2) holds the sum of the box whose side along axis a runs
+// over (ka & (ka + 1)) .. ka. Along axis a its level ta is the number of trailing one bits of
+// ka; the entry covers 2^(t0 + t1 + t2) elements and is b + t0 + t1 + t2 bits wide. Along an
+// axis of extent n, level t holds floor((n + 2^t) / 2^(t + 1)) entries, pa = ka >> (ta + 1).
+// The entries of one level combination (t0, t1, t2) form a block, packed tightly in the order
+// p0 + e0 (p1 + e1 p2) (ea: entries of level ta along axis a), at bit pos x width of the block;
+// every block starts on a 32-bit word, blocks in the order ((t0 L1) + t1) L2 + t2 (La: levels
+// of axis a). Bit i of a block is bit i % 32 of its word i / 32. Two zero words follow the last
+// block, so that an entry is always read from three whole words.
 #pragma once
 
 #include <cstdint>
@@ -20,42 +23,56 @@
 
 namespace simlod::detail {
 
-/// Levels a tree of up to 2^32 elements can have (t = 0 .. 32).
+/// Levels an axis of up to 2^32 elements can have (t = 0 .. 32).
 inline constexpr std::uint32_t kFenwickMaxLevels = 33;
-/// Zero words after the last level.
+/// Zero words after the last block.
 inline constexpr std::uint64_t kFenwickPadWords = 2;
 
-/// Where each level lies: trivially copyable, for kernels too.
+/// Where each block lies: trivially copyable, for kernels too. `first_word` points at the
+/// table of block offsets (host memory for a CPU index, device memory for a CUDA one): one
+/// per level combination, then the words of all blocks (padding not counted).
 struct FenwickLayout {
-  std::uint64_t n = 0;
-  std::uint32_t bits = 0;    ///< b, 1 .. 32
-  std::uint32_t levels = 0;  ///< levels that hold entries
-  /// Word offset of each level; first_word[levels] = the words of all levels (padding not
-  /// counted).
-  std::uint64_t first_word[kFenwickMaxLevels + 1] = {};
+  std::uint32_t dims = 1;
+  std::uint32_t bits = 0;               ///< b, 1 .. 32
+  std::uint64_t n[3] = {1, 1, 1};       ///< extents (1 past the dimensions used)
+  std::uint32_t levels[3] = {1, 1, 1};  ///< levels of each axis that hold entries
+  const std::uint64_t* first_word = nullptr;
+  std::uint64_t total = 1;  ///< elements: n0 n1 n2
 };
 
-/// Entries of level t: floor((N + 2^t) / 2^(t + 1)).
+/// Entries of level t along an axis of extent n: floor((n + 2^t) / 2^(t + 1)).
 SIMLOD_HD constexpr std::uint64_t fenwick_level_entries(std::uint64_t n, std::uint32_t t) {
   return (n + (std::uint64_t{1} << t)) >> (t + 1);
 }
 
-/// The layout of N elements of b bits (n <= 2^32, 1 <= b <= 32; checked by the caller).
-SIMLOD_HD constexpr FenwickLayout fenwick_layout(std::uint64_t n, std::uint32_t bits) {
-  FenwickLayout l;
-  l.n = n;
-  l.bits = bits;
-  std::uint64_t word = 0;
+/// Levels of an axis of extent n >= 1.
+SIMLOD_HD constexpr std::uint32_t fenwick_levels(std::uint64_t n) {
   std::uint32_t t = 0;
-  for (; t < kFenwickMaxLevels; ++t) {
-    const std::uint64_t entries = fenwick_level_entries(n, t);
-    if (entries == 0) break;
-    l.first_word[t] = word;
-    word += (entries * (bits + t) + 31) / 32;
+  while (t < kFenwickMaxLevels && fenwick_level_entries(n, t) > 0) ++t;
+  return t;
+}
+
+/// Level combinations of a layout (entries of its first_word table, less one).
+SIMLOD_HD constexpr std::uint64_t fenwick_combos(const FenwickLayout& l) {
+  return std::uint64_t{l.levels[0]} * l.levels[1] * l.levels[2];
+}
+
+/// Fills `table` (fenwick_combos(l) + 1 entries) with the block offsets of `l` (whose dims,
+/// bits, n and levels are set).
+SIMLOD_HD void fenwick_fill_table(const FenwickLayout& l, std::uint64_t* table) {
+  std::uint64_t word = 0, c = 0;
+  for (std::uint32_t t0 = 0; t0 < l.levels[0]; ++t0) {
+    for (std::uint32_t t1 = 0; t1 < l.levels[1]; ++t1) {
+      for (std::uint32_t t2 = 0; t2 < l.levels[2]; ++t2, ++c) {
+        table[c] = word;
+        const std::uint64_t entries = fenwick_level_entries(l.n[0], t0) *
+                                      fenwick_level_entries(l.n[1], t1) *
+                                      fenwick_level_entries(l.n[2], t2);
+        word += (entries * (l.bits + t0 + t1 + t2) + 31) / 32;
+      }
+    }
   }
-  l.levels = t;
-  l.first_word[t] = word;
-  return l;
+  table[c] = word;
 }
 
 SIMLOD_HD std::uint32_t fenwick_trailing_ones(std::uint64_t k) {
@@ -66,17 +83,25 @@ SIMLOD_HD std::uint32_t fenwick_trailing_ones(std::uint64_t k) {
 #endif
 }
 
-/// Level and bit position (within all words) of entry k.
-SIMLOD_HD void fenwick_locate(const FenwickLayout& l, std::uint64_t k, std::uint32_t& width,
+/// Width and bit position (within all words) of entry k (k[a] < n[a] for the axes used; the
+/// others 0).
+SIMLOD_HD void fenwick_locate(const FenwickLayout& l, const std::uint64_t* k, std::uint32_t& width,
                               std::uint64_t& bit) {
-  const std::uint32_t t = fenwick_trailing_ones(k);
-  width = l.bits + t;
-  bit = l.first_word[t] * 32 + (k >> (t + 1)) * width;
+  std::uint64_t combo = 0, pos = 0, stride = 1;
+  width = l.bits;
+  for (std::uint32_t a = 0; a < 3; ++a) {
+    const std::uint32_t t = a < l.dims ? fenwick_trailing_ones(k[a]) : 0;
+    combo = combo * l.levels[a] + t;
+    width += t;
+    pos += (a < l.dims ? k[a] >> (t + 1) : 0) * stride;
+    stride *= fenwick_level_entries(l.n[a], t);
+  }
+  bit = l.first_word[combo] * 32 + pos * width;
 }
 
-/// Entry k (k < n): the sum of elements (k & (k + 1)) .. k.
+/// Entry k: the sum of the box it covers.
 SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickLayout& l,
-                                      std::uint64_t k) {
+                                      const std::uint64_t* k) {
   std::uint32_t width = 0;
   std::uint64_t bit = 0;
   fenwick_locate(l, k, width, bit);
@@ -88,29 +113,72 @@ SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickL
   return width >= 64 ? v : v & ((std::uint64_t{1} << width) - 1);
 }
 
-/// The sum of elements 0 .. k - 1 (k <= n): at most log2 N + 1 entries.
+/// Entry k of a one-dimensional tree.
+SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickLayout& l,
+                                      std::uint64_t k) {
+  const std::uint64_t key[3] = {k, 0, 0};
+  return fenwick_entry(words, l, key);
+}
+
+/// The sum of the box [0, k0) x [0, k1) x [0, k2) (ka <= n[a]): log2 n entries per axis.
 SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const FenwickLayout& l,
-                                       std::uint64_t k) {
+                                       const std::uint64_t* k) {
   std::uint64_t sum = 0;
-  while (k > 0) {
-    sum += fenwick_entry(words, l, k - 1);
-    k &= k - 1;  // entry k - 1 covered (k - 1) & k .. k - 1: the rest is that long
+  const std::uint64_t k1_end = l.dims > 1 ? k[1] : 1, k2_end = l.dims > 2 ? k[2] : 1;
+  // An entry k - 1 covers (k - 1) & k .. k - 1: the rest of the prefix is (k - 1) & k long.
+  for (std::uint64_t i0 = k[0]; i0 > 0; i0 &= i0 - 1) {
+    for (std::uint64_t i1 = k1_end; i1 > 0; i1 &= i1 - 1) {
+      for (std::uint64_t i2 = k2_end; i2 > 0; i2 &= i2 - 1) {
+        const std::uint64_t key[3] = {i0 - 1, l.dims > 1 ? i1 - 1 : 0, l.dims > 2 ? i2 - 1 : 0};
+        sum += fenwick_entry(words, l, key);
+      }
+    }
   }
   return sum;
 }
 
-/// Element k (k < n): entry k less the entries that cover (k & (k + 1)) .. k - 1; about two
-/// entries on average.
+/// The sum of elements 0 .. k - 1 of a one-dimensional tree (k <= n).
+SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const FenwickLayout& l,
+                                       std::uint64_t k) {
+  const std::uint64_t key[3] = {k, 0, 0};
+  return fenwick_prefix(words, l, key);
+}
+
+/// Element k: along every axis, entry ka less the entries that cover (ka & (ka + 1)) .. ka - 1,
+/// multiplied out over the axes (about 2^d entries on average).
+SIMLOD_HD std::uint64_t fenwick_value(const std::uint32_t* words, const FenwickLayout& l,
+                                      const std::uint64_t* k) {
+  // Terms along each axis: ka itself (+), then j - 1 for j = ka, ka & (ka - 1), ... > low (-).
+  std::uint64_t sum = 0;  // modulo 2^64: the exact value once all terms are in
+  const std::uint64_t low0 = k[0] & (k[0] + 1);
+  for (std::uint64_t j0 = k[0] + 1; j0 > low0; j0 = j0 == k[0] + 1 ? k[0] : j0 & (j0 - 1)) {
+    const bool minus0 = j0 != k[0] + 1;
+    const std::uint64_t k1 = l.dims > 1 ? k[1] : 0, low1 = k1 & (k1 + 1);
+    for (std::uint64_t j1 = k1 + 1; j1 > low1; j1 = j1 == k1 + 1 ? k1 : j1 & (j1 - 1)) {
+      const bool minus1 = j1 != k1 + 1;
+      if (l.dims < 2 && minus1) break;
+      const std::uint64_t k2 = l.dims > 2 ? k[2] : 0, low2 = k2 & (k2 + 1);
+      for (std::uint64_t j2 = k2 + 1; j2 > low2; j2 = j2 == k2 + 1 ? k2 : j2 & (j2 - 1)) {
+        const bool minus2 = j2 != k2 + 1;
+        if (l.dims < 3 && minus2) break;
+        const std::uint64_t key[3] = {j0 - 1, j1 - 1, j2 - 1};
+        const std::uint64_t e = fenwick_entry(words, l, key);
+        sum += (minus0 != minus1) != minus2 ? 0 - e : e;
+      }
+    }
+  }
+  return sum;
+}
+
+/// Element k of a one-dimensional tree.
 SIMLOD_HD std::uint64_t fenwick_value(const std::uint32_t* words, const FenwickLayout& l,
                                       std::uint64_t k) {
-  std::uint64_t a = fenwick_entry(words, l, k);
-  const std::uint64_t low = k & (k + 1);
-  for (std::uint64_t j = k; j > low; j &= j - 1) a -= fenwick_entry(words, l, j - 1);
-  return a;
+  const std::uint64_t key[3] = {k, 0, 0};
+  return fenwick_value(words, l, key);
 }
 
 /// Writes `value` (below 2^width) as entry k; the other bits stay.
-SIMLOD_HD void fenwick_store(std::uint32_t* words, const FenwickLayout& l, std::uint64_t k,
+SIMLOD_HD void fenwick_store(std::uint32_t* words, const FenwickLayout& l, const std::uint64_t* k,
                              std::uint64_t value) {
   std::uint32_t width = 0;
   std::uint64_t bit = 0;
@@ -123,6 +191,21 @@ SIMLOD_HD void fenwick_store(std::uint32_t* words, const FenwickLayout& l, std::
     const auto part = static_cast<std::uint32_t>(value >> done) << off;
     words[w] = (words[w] & ~mask) | (part & mask);
     done += take;
+  }
+}
+
+/// Adds `delta` to element k: every entry whose box holds it (log2 n per axis).
+SIMLOD_HD void fenwick_add(std::uint32_t* words, const FenwickLayout& l, const std::uint64_t* k,
+                           std::int64_t delta) {
+  const std::uint64_t end1 = l.dims > 1 ? l.n[1] : 1, end2 = l.dims > 2 ? l.n[2] : 1;
+  for (std::uint64_t i0 = k[0]; i0 < l.n[0]; i0 |= i0 + 1) {
+    for (std::uint64_t i1 = l.dims > 1 ? k[1] : 0; i1 < end1; i1 |= i1 + 1) {
+      for (std::uint64_t i2 = l.dims > 2 ? k[2] : 0; i2 < end2; i2 |= i2 + 1) {
+        const std::uint64_t key[3] = {i0, i1, i2};
+        fenwick_store(words, l, key,
+                      fenwick_entry(words, l, key) + static_cast<std::uint64_t>(delta));
+      }
+    }
   }
 }
 

@@ -1,8 +1,8 @@
-// FenwickIndex on CUDA (kernels/fenwick/fenwick_entry.hpp). The build scans the values once
-// (CUB's exclusive sum into 64-bit prefix sums), then every output word is written by one
-// thread, which computes the entries overlapping it from the prefix sums: no atomics, and the
-// same bits as the CPU build.
-#include <cub/device/device_reduce.cuh>
+// FenwickIndex on CUDA (kernels/fenwick/fenwick_entry.hpp). The build computes the 64-bit
+// prefix sums P of the values (CUB's exclusive sum in one dimension; scans along each axis in
+// two and three), then every output word is written by one thread, which computes the entries
+// overlapping it from P by inclusion and exclusion: no atomics, and the same bits as the CPU
+// build.
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/common/cuda_check.hpp"
@@ -14,58 +14,130 @@ namespace {
 
 constexpr unsigned kBlock = 256;
 
-/// The level of word w (first_word[t] <= w < first_word[t + 1]).
-__device__ std::uint32_t level_of_word(const FenwickLayout& l, std::uint64_t w) {
-  std::uint32_t t = 0;
-  while (t + 1 < l.levels && l.first_word[t + 1] <= w) ++t;
-  return t;
+/// Extents of the prefix-sum array: n + 1 along the axes used, 1 along the others.
+struct PrefixShape {
+  std::uint64_t m[3] = {1, 1, 1};
+  __host__ __device__ std::uint64_t index(std::uint64_t a, std::uint64_t b, std::uint64_t c) const {
+    return a + m[0] * (b + m[1] * c);
+  }
+  [[nodiscard]] __host__ __device__ std::uint64_t size() const { return m[0] * m[1] * m[2]; }
+};
+
+PrefixShape shape_of(const FenwickLayout& l) {
+  PrefixShape s;
+  for (std::uint32_t a = 0; a < l.dims; ++a) s.m[a] = l.n[a] + 1;
+  return s;
 }
 
-/// Writes word w of the packed tree from the prefix sums p (p[i] = sum of values 0 .. i - 1).
-__global__ void pack_kernel(const std::uint64_t* p, FenwickLayout l, std::uint32_t* words,
-                            std::uint64_t total) {
+/// The block (level combination) that holds word w.
+__device__ std::uint64_t combo_of_word(const FenwickLayout& l, std::uint64_t w) {
+  std::uint64_t lo = 0, hi = fenwick_combos(l);  // table[lo] <= w < table[hi]
+  while (hi - lo > 1) {
+    const std::uint64_t mid = (lo + hi) / 2;
+    if (l.first_word[mid] <= w) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// The sum over the box whose sides run over [lo[a], hi[a]) (axes used), from P.
+__device__ std::uint64_t box_from_prefix(const std::uint64_t* p, const PrefixShape& s,
+                                         std::uint32_t dims, const std::uint64_t* lo,
+                                         const std::uint64_t* hi) {
+  std::uint64_t sum = 0;
+  for (std::uint32_t mask = 0; mask < (1u << dims); ++mask) {
+    std::uint64_t c[3] = {0, 0, 0};
+    for (std::uint32_t a = 0; a < dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
+    const std::uint64_t v = p[s.index(c[0], c[1], c[2])];
+    sum += (__popc(mask) & 1) ? 0 - v : v;
+  }
+  return sum;
+}
+
+/// Writes word w of the packed tree from the prefix sums p.
+__global__ void pack_kernel(const std::uint64_t* p, PrefixShape s, FenwickLayout l,
+                            std::uint32_t* words, std::uint64_t total) {
+  const std::uint64_t data_words = l.first_word[fenwick_combos(l)];
   for (std::uint64_t w = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; w < total;
        w += std::uint64_t{gridDim.x} * blockDim.x) {
-    if (w >= l.first_word[l.levels]) {
+    if (w >= data_words) {
       words[w] = 0;  // padding
       continue;
     }
-    const std::uint32_t t = level_of_word(l, w);
-    const std::uint32_t width = l.bits + t;
-    const std::uint64_t entries = fenwick_level_entries(l.n, t);
-    const std::uint64_t lo = (w - l.first_word[t]) * 32;  // bits of the level
-    const std::uint64_t hi = lo + 32;
+    const std::uint64_t c = combo_of_word(l, w);
+    const std::uint32_t t[3] = {
+        static_cast<std::uint32_t>(c / (std::uint64_t{l.levels[1]} * l.levels[2])),
+        static_cast<std::uint32_t>((c / l.levels[2]) % l.levels[1]),
+        static_cast<std::uint32_t>(c % l.levels[2])};
+    const std::uint32_t width = l.bits + t[0] + t[1] + t[2];
+    const std::uint64_t e[3] = {fenwick_level_entries(l.n[0], t[0]),
+                                fenwick_level_entries(l.n[1], t[1]),
+                                fenwick_level_entries(l.n[2], t[2])};
+    const std::uint64_t entries = e[0] * e[1] * e[2];
+    const std::uint64_t lo_bit = (w - l.first_word[c]) * 32;
+    const std::uint64_t hi_bit = lo_bit + 32;
     std::uint32_t out = 0;
-    for (std::uint64_t e = lo / width; e < entries && e * width < hi; ++e) {
-      const std::uint64_t k = (e << (t + 1)) | ((std::uint64_t{1} << t) - 1);
-      const std::uint64_t value = p[k + 1] - p[k + 1 - (std::uint64_t{1} << t)];
-      const std::int64_t shift =
-          static_cast<std::int64_t>(e * width) - static_cast<std::int64_t>(lo);
-      // Bits of the entry that fall into this word.
-      if (shift >= 0) {
-        out |= static_cast<std::uint32_t>(value << shift);
-      } else {
-        out |= static_cast<std::uint32_t>(value >> (-shift));
+    for (std::uint64_t pos = lo_bit / width; pos < entries && pos * width < hi_bit; ++pos) {
+      const std::uint64_t pa[3] = {pos % e[0], (pos / e[0]) % e[1], pos / (e[0] * e[1])};
+      std::uint64_t lo[3], hi[3];
+      for (std::uint32_t a = 0; a < 3; ++a) {
+        const std::uint64_t k = (pa[a] << (t[a] + 1)) | ((std::uint64_t{1} << t[a]) - 1);
+        hi[a] = k + 1;
+        lo[a] = k + 1 - (std::uint64_t{1} << t[a]);
       }
+      const std::uint64_t value = box_from_prefix(p, s, l.dims, lo, hi);
+      const std::int64_t shift =
+          static_cast<std::int64_t>(pos * width) - static_cast<std::int64_t>(lo_bit);
+      out |= shift >= 0 ? static_cast<std::uint32_t>(value << shift)
+                        : static_cast<std::uint32_t>(value >> (-shift));
     }
-    // Bits beyond the level's last entry stay 0; an entry's value never exceeds its width.
-    const std::uint64_t level_bits = entries * width;
-    if (hi > level_bits) {
-      const std::uint64_t keep = level_bits > lo ? level_bits - lo : 0;
+    const std::uint64_t block_bits = entries * width;
+    if (hi_bit > block_bits) {
+      const std::uint64_t keep = block_bits > lo_bit ? block_bits - lo_bit : 0;
       out &= keep >= 32 ? 0xFFFFFFFFu : ((1u << keep) - 1u);
     }
     words[w] = out;
   }
 }
 
-__global__ void widen_kernel(const std::uint32_t* values, std::uint64_t n, std::uint64_t* out) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+/// P[x + 1, y + 1, z + 1] = value (x, y, z) along the axes used; the rest of P is zeroed
+/// before.
+__global__ void widen_kernel(const std::uint32_t* values, FenwickLayout l, PrefixShape s,
+                             std::uint64_t* p) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < l.total;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
-    out[i] = values[i];
+    const std::uint64_t x = i % l.n[0], y = (i / l.n[0]) % l.n[1], z = i / (l.n[0] * l.n[1]);
+    p[s.index(x + 1, l.dims > 1 ? y + 1 : 0, l.dims > 2 ? z + 1 : 0)] = values[i];
   }
 }
 
-/// The first index whose value is at least `limit` (atomicMin over the offenders).
+/// Inclusive sums along `axis`, one thread per line.
+__global__ void scan_lines_kernel(std::uint64_t* p, PrefixShape s, std::uint32_t axis) {
+  const std::uint64_t len = s.m[axis];
+  const std::uint64_t lines = s.size() / len;
+  for (std::uint64_t line = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; line < lines;
+       line += std::uint64_t{gridDim.x} * blockDim.x) {
+    // The line's other two coordinates, in axis order.
+    std::uint64_t c[3] = {0, 0, 0};
+    std::uint64_t rest = line;
+    for (std::uint32_t a = 0; a < 3; ++a) {
+      if (a == axis) continue;
+      c[a] = rest % s.m[a];
+      rest /= s.m[a];
+    }
+    std::uint64_t sum = 0;
+    for (std::uint64_t i = 0; i < len; ++i) {
+      c[axis] = i;
+      std::uint64_t& v = p[s.index(c[0], c[1], c[2])];
+      sum += v;
+      v = sum;
+    }
+  }
+}
+
 __global__ void first_wide_kernel(const std::uint32_t* values, std::uint64_t n, std::uint64_t limit,
                                   unsigned long long* first) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
@@ -74,26 +146,52 @@ __global__ void first_wide_kernel(const std::uint32_t* values, std::uint64_t n, 
   }
 }
 
-__global__ void query_kernel(const std::uint32_t* words, FenwickLayout l, const std::uint64_t* ks,
-                             std::uint64_t* out, std::size_t n, bool prefix) {
+__global__ void widen_1d_kernel(const std::uint32_t* values, std::uint64_t n, std::uint64_t* out) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    out[i] = values[i];
+  }
+}
+
+__device__ std::uint64_t box_query(const std::uint32_t* words, const FenwickLayout& l,
+                                   const std::uint64_t* lo, const std::uint64_t* hi) {
+  std::uint64_t sum = 0;
+  for (std::uint32_t mask = 0; mask < (1u << l.dims); ++mask) {
+    std::uint64_t c[3] = {0, 0, 0};
+    for (std::uint32_t a = 0; a < l.dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
+    const std::uint64_t v = fenwick_prefix(words, l, c);
+    sum += (__popc(mask) & 1) ? 0 - v : v;
+  }
+  return sum;
+}
+
+__global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
+                             const std::uint64_t* coords, std::uint64_t* out, std::size_t n,
+                             FenwickQuery kind) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    out[i] = prefix ? fenwick_prefix(words, l, ks[i]) : fenwick_value(words, l, ks[i]);
+    switch (kind) {
+      case FenwickQuery::Prefix: out[i] = fenwick_prefix(words, l, coords + 3 * i); break;
+      case FenwickQuery::Value: out[i] = fenwick_value(words, l, coords + 3 * i); break;
+      case FenwickQuery::Box:
+        out[i] = box_query(words, l, coords + 6 * i, coords + 6 * i + 3);
+        break;
+    }
   }
 }
 
 __global__ void values_kernel(const std::uint32_t* words, FenwickLayout l, std::uint32_t* out) {
-  for (std::uint64_t k = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; k < l.n;
-       k += std::uint64_t{gridDim.x} * blockDim.x) {
-    out[k] = static_cast<std::uint32_t>(fenwick_value(words, l, k));
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < l.total;
+       i += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t k[3] = {i % l.n[0], (i / l.n[0]) % l.n[1], i / (l.n[0] * l.n[1])};
+    out[i] = static_cast<std::uint32_t>(fenwick_value(words, l, k));
   }
 }
 
-__global__ void add_kernel(std::uint32_t* words, FenwickLayout l, std::uint64_t k,
-                           std::int64_t delta) {
-  for (std::uint64_t i = k; i < l.n; i |= i + 1) {
-    fenwick_store(words, l, i, fenwick_entry(words, l, i) + static_cast<std::uint64_t>(delta));
-  }
+__global__ void add_kernel(std::uint32_t* words, FenwickLayout l, std::uint64_t k0,
+                           std::uint64_t k1, std::uint64_t k2, std::int64_t delta) {
+  const std::uint64_t k[3] = {k0, k1, k2};
+  fenwick_add(words, l, k, delta);
 }
 
 unsigned grid_for(std::uint64_t n) {
@@ -103,10 +201,6 @@ unsigned grid_for(std::uint64_t n) {
   const std::uint64_t blocks = (n + kBlock - 1) / kBlock;
   return static_cast<unsigned>(std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sms) * 32)));
-}
-
-std::uint64_t total_words(const FenwickLayout& l) {
-  return l.first_word[l.levels] + kFenwickPadWords;
 }
 
 /// Device time between its construction and elapsed_ms() (default stream).
@@ -137,9 +231,16 @@ class KernelTimer {
 
 }  // namespace
 
+std::uint64_t* fenwick_upload_table(const std::vector<std::uint64_t>& table) {
+  DeviceMemory d = make_device(table.size() * sizeof(std::uint64_t), "the Fenwick block table");
+  SIMLOD_CUDA_CHECK(cudaMemcpy(d.get(), table.data(), table.size() * sizeof(std::uint64_t),
+                               cudaMemcpyHostToDevice));
+  return static_cast<std::uint64_t*>(d.release());
+}
+
 void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLayout& l,
                     std::uint64_t& first_bad, double& ms) {
-  const std::uint64_t n = l.n;
+  const std::uint64_t n = l.total;
   DeviceMemory staged;
   const std::uint32_t* d_values = values;
   if (!on_device) {
@@ -150,13 +251,14 @@ void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLa
   }
   first_bad = ~std::uint64_t{0};
   // Allocated before the timed part: the prefix sums, the scan's scratch and the tree.
-  DeviceMemory wide = make_device((n + 1) * sizeof(std::uint64_t), "the Fenwick prefix sums");
-  auto* d_wide = static_cast<std::uint64_t*>(wide.get());
+  const PrefixShape s = shape_of(l);
+  DeviceMemory prefix = make_device(s.size() * sizeof(std::uint64_t), "the Fenwick prefix sums");
+  auto* d_p = static_cast<std::uint64_t*>(prefix.get());
   std::size_t temp_bytes = 0;
-  SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_wide, d_wide, n + 1));
+  if (l.dims == 1) {
+    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_p, d_p, n + 1));
+  }
   DeviceMemory temp = make_device(std::max<std::size_t>(temp_bytes, 1), "the Fenwick scan");
-  const std::uint64_t total = total_words(l);
-  DeviceMemory words = make_device(total * sizeof(std::uint32_t), "the Fenwick tree");
   DeviceMemory first = make_device(sizeof(unsigned long long), "the Fenwick check");
   KernelTimer timer;
   if (l.bits < 32) {
@@ -171,30 +273,48 @@ void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLa
       return nullptr;
     }
   }
-  // 64-bit prefix sums p[0] = 0, p[i] = values 0 .. i - 1.
-  widen_kernel<<<grid_for(n), kBlock>>>(d_values, n, d_wide);
-  SIMLOD_CUDA_CHECK_LAUNCH("widen_kernel");
-  SIMLOD_CUDA_CHECK(cudaMemset(d_wide + n, 0, sizeof(std::uint64_t)));
-  SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_wide, d_wide, n + 1));
-  pack_kernel<<<grid_for(total), kBlock>>>(d_wide, l, static_cast<std::uint32_t*>(words.get()),
-                                           total);
+  if (l.dims == 1) {
+    // p[0] = 0, p[i] = values 0 .. i - 1.
+    widen_1d_kernel<<<grid_for(n), kBlock>>>(d_values, n, d_p);
+    SIMLOD_CUDA_CHECK_LAUNCH("widen_1d_kernel");
+    SIMLOD_CUDA_CHECK(cudaMemset(d_p + n, 0, sizeof(std::uint64_t)));
+    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_p, d_p, n + 1));
+  } else {
+    SIMLOD_CUDA_CHECK(cudaMemset(d_p, 0, s.size() * sizeof(std::uint64_t)));
+    widen_kernel<<<grid_for(n), kBlock>>>(d_values, l, s, d_p);
+    SIMLOD_CUDA_CHECK_LAUNCH("widen_kernel");
+    for (std::uint32_t a = 0; a < l.dims; ++a) {
+      scan_lines_kernel<<<grid_for(s.size() / s.m[a]), kBlock>>>(d_p, s, a);
+      SIMLOD_CUDA_CHECK_LAUNCH("scan_lines_kernel");
+    }
+  }
+  // The table's last entry (the data words) lives on the device: read it back.
+  std::uint64_t data_words = 0;
+  SIMLOD_CUDA_CHECK(cudaMemcpy(&data_words, l.first_word + fenwick_combos(l), sizeof(data_words),
+                               cudaMemcpyDeviceToHost));
+  const std::uint64_t words_total = data_words + kFenwickPadWords;
+  DeviceMemory words = make_device(words_total * sizeof(std::uint32_t), "the Fenwick tree");
+  pack_kernel<<<grid_for(words_total), kBlock>>>(
+      d_p, s, l, static_cast<std::uint32_t*>(words.get()), words_total);
   SIMLOD_CUDA_CHECK_LAUNCH("pack_kernel");
   ms = timer.elapsed_ms();
   return words.release();
 }
 
-void fenwick_free(void* words) noexcept { (void)cudaFree(words); }
+void fenwick_free(void* p) noexcept { (void)cudaFree(p); }
 
-void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_t* ks,
-                   std::uint64_t* out, std::size_t n, bool prefix, double& ms) {
+void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_t* coords,
+                   std::uint64_t* out, std::size_t n, FenwickQuery kind, double& ms) {
   if (n == 0) return;
-  DeviceMemory keys = make_device(n * sizeof(std::uint64_t), "Fenwick query keys");
+  const std::size_t per = kind == FenwickQuery::Box ? 6 : 3;
+  DeviceMemory keys = make_device(n * per * sizeof(std::uint64_t), "Fenwick query keys");
   DeviceMemory results = make_device(n * sizeof(std::uint64_t), "Fenwick query results");
-  SIMLOD_CUDA_CHECK(cudaMemcpy(keys.get(), ks, n * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpy(keys.get(), coords, n * per * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
   KernelTimer timer;
   query_kernel<<<grid_for(n), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
                                         static_cast<const std::uint64_t*>(keys.get()),
-                                        static_cast<std::uint64_t*>(results.get()), n, prefix);
+                                        static_cast<std::uint64_t*>(results.get()), n, kind);
   SIMLOD_CUDA_CHECK_LAUNCH("query_kernel");
   ms = timer.elapsed_ms();
   SIMLOD_CUDA_CHECK(
@@ -202,18 +322,18 @@ void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_
 }
 
 void fenwick_values(const void* words, const FenwickLayout& l, std::uint32_t* out, double& ms) {
-  DeviceMemory results = make_device(l.n * sizeof(std::uint32_t), "Fenwick values");
+  DeviceMemory results = make_device(l.total * sizeof(std::uint32_t), "Fenwick values");
   KernelTimer timer;
-  values_kernel<<<grid_for(l.n), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
-                                           static_cast<std::uint32_t*>(results.get()));
+  values_kernel<<<grid_for(l.total), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
+                                               static_cast<std::uint32_t*>(results.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("values_kernel");
   ms = timer.elapsed_ms();
   SIMLOD_CUDA_CHECK(
-      cudaMemcpy(out, results.get(), l.n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+      cudaMemcpy(out, results.get(), l.total * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
 }
 
-void fenwick_add(void* words, const FenwickLayout& l, std::uint64_t k, std::int64_t delta) {
-  add_kernel<<<1, 1>>>(static_cast<std::uint32_t*>(words), l, k, delta);
+void fenwick_add(void* words, const FenwickLayout& l, const std::uint64_t* k, std::int64_t delta) {
+  add_kernel<<<1, 1>>>(static_cast<std::uint32_t*>(words), l, k[0], k[1], k[2], delta);
   SIMLOD_CUDA_CHECK_LAUNCH("add_kernel");
   SIMLOD_CUDA_CHECK(cudaDeviceSynchronize());
 }
