@@ -139,13 +139,8 @@ void cpu_build_nd(std::span<const std::uint32_t> values, const detail::FenwickLa
       hi[a] = k[a] + 1;
       lo[a] = k[a] & (k[a] + 1);
     }
-    std::uint64_t sum = 0;
-    for (std::uint32_t mask = 0; mask < (1u << l.dims); ++mask) {
-      std::uint64_t c[3] = {0, 0, 0};
-      for (std::uint32_t a = 0; a < l.dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
-      const std::uint64_t v = at(c[0], c[1], c[2]);
-      sum += std::popcount(mask) % 2 != 0 ? 0 - v : v;
-    }
+    const std::uint64_t sum = detail::fenwick_box(
+        l.dims, lo, hi, [&](const std::uint64_t* c) { return at(c[0], c[1], c[2]); });
     detail::fenwick_store(words.data(), l, k, sum);
   }
 }
@@ -386,15 +381,9 @@ void FenwickIndex::run(std::span<const std::uint64_t> coords, std::span<std::uin
         out[i] = detail::fenwick_value(w, l, coords.data() + 3 * i);
       } else {
         const std::uint64_t* lo = coords.data() + 6 * i;
-        const std::uint64_t* hi = lo + 3;
-        std::uint64_t sum = 0;
-        for (std::uint32_t mask = 0; mask < (1u << l.dims); ++mask) {
-          std::uint64_t c[3] = {0, 0, 0};
-          for (std::uint32_t a = 0; a < l.dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
-          const std::uint64_t v = detail::fenwick_prefix(w, l, c);
-          sum += std::popcount(mask) % 2 != 0 ? 0 - v : v;
-        }
-        out[i] = sum;
+        out[i] = detail::fenwick_box(l.dims, lo, lo + 3, [&](const std::uint64_t* c) {
+          return detail::fenwick_prefix(w, l, c);
+        });
       }
     }
     impl_->last_ms = watch.ms();

@@ -27,6 +27,17 @@ std::uint64_t formula_bytes(std::uint64_t n, std::uint32_t b) {
   return words * 4;
 }
 
+/// Expects `call` to throw InvalidInput whose message holds `says`.
+template <class Call>
+void expect_refused(Call&& call, const char* says) {
+  try {
+    call();
+    ADD_FAILURE() << "accepted: " << says;
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+  }
+}
+
 TEST(Fenwick, SizeIsTheFormula) {
   EXPECT_EQ(FenwickIndex::bytes_for(4096, 1), 1036u);  // 2.02 bits per element
   for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 1000ull, 4095ull, 4096ull, 4097ull, 100003ull,
@@ -90,26 +101,19 @@ TEST(Fenwick, UpdatesRoundTrip) {
 
 TEST(Fenwick, BadRequestsAreClearErrors) {
   const std::vector<std::uint32_t> v{1, 2, 3, 4};
-  auto refused = [](auto&& call, const char* says) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted: " << says;
-    } catch (const InvalidInput& e) {
-      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-    }
-  };
-  refused([&] { (void)FenwickIndex::build(v, 0, Backend::Cpu); }, "0 bits");
-  refused([&] { (void)FenwickIndex::build(v, 33, Backend::Cpu); }, "33 bits");
-  refused([&] { (void)FenwickIndex::build({}, 4, Backend::Cpu); }, "no elements");
-  refused([&] { (void)FenwickIndex::build(v, 2, Backend::Cpu); }, "element 3 is 4, wider than 2");
+  expect_refused([&] { (void)FenwickIndex::build(v, 0, Backend::Cpu); }, "0 bits");
+  expect_refused([&] { (void)FenwickIndex::build(v, 33, Backend::Cpu); }, "33 bits");
+  expect_refused([&] { (void)FenwickIndex::build({}, 4, Backend::Cpu); }, "no elements");
+  expect_refused([&] { (void)FenwickIndex::build(v, 2, Backend::Cpu); },
+                 "element 3 is 4, wider than 2");
   FenwickIndex f = FenwickIndex::build(v, 3, Backend::Cpu);
-  refused([&] { (void)f.prefix(5); }, "coordinate 5 on axis 0 is out of range");
-  refused([&] { (void)f.value(4); }, "coordinate 4 on axis 0");
-  refused([&] { f.add(4, 1); }, "add: coordinate 4 on axis 0");
-  refused([&] { f.add(0, 7); }, "would become 8, outside 0 .. 7");
-  refused([&] { f.add(1, -3); }, "would become -1");
+  expect_refused([&] { (void)f.prefix(5); }, "coordinate 5 on axis 0 is out of range");
+  expect_refused([&] { (void)f.value(4); }, "coordinate 4 on axis 0");
+  expect_refused([&] { f.add(4, 1); }, "add: coordinate 4 on axis 0");
+  expect_refused([&] { f.add(0, 7); }, "would become 8, outside 0 .. 7");
+  expect_refused([&] { f.add(1, -3); }, "would become -1");
   std::vector<std::uint64_t> ks{0, 1}, out(1);
-  refused([&] { f.prefix(ks, out); }, "2 keys but room for 1");
+  expect_refused([&] { f.prefix(ks, out); }, "2 keys but room for 1");
   EXPECT_EQ(f.prefix(4), 10u);  // unchanged by the refused calls
 }
 
@@ -225,35 +229,31 @@ TEST(Fenwick, MultiDimensionalUpdatesAndBadInput) {
     slot = target;
   }
   EXPECT_EQ(f.words(), FenwickIndex::build(v, n, 4, Backend::Cpu).words());
-  auto refused = [](auto&& call, const char* says) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted: " << says;
-    } catch (const InvalidInput& e) {
-      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-    }
-  };
-  refused([&] { (void)f.prefix({14, 0, 0}); }, "coordinate 14 on axis 0");
-  refused([&] { (void)f.value({0, 11, 0}); }, "coordinate 11 on axis 1");
-  refused([&] { (void)f.box_sum({5, 0, 0}, {4, 1, 1}); }, "on axis 0 the box runs from 5 to 4");
-  refused(
+  expect_refused([&] { (void)f.prefix({14, 0, 0}); }, "coordinate 14 on axis 0");
+  expect_refused([&] { (void)f.value({0, 11, 0}); }, "coordinate 11 on axis 1");
+  expect_refused(
+      [&] {
+        (void)f.box_sum({5, 0, 0}, {4, 1, 1});
+      },
+      "on axis 0 the box runs from 5 to 4");
+  expect_refused(
       [&] {
         (void)FenwickIndex::build(v, std::vector<std::uint64_t>{13, 11}, 4, Backend::Cpu);
       },
       "1001 values for 143 elements");
-  refused(
+  expect_refused(
       [&] {
         (void)FenwickIndex::build(v, std::vector<std::uint64_t>{13, 0, 7}, 4, Backend::Cpu);
       },
       "axis 1 has extent 0");
-  refused(
+  expect_refused(
       [&] {
         (void)FenwickIndex::build(v, std::vector<std::uint64_t>{1, 13, 11, 7}, 4, Backend::Cpu);
       },
       "4 dimensions");
   const FenwickIndex flat =
       FenwickIndex::build(v, std::vector<std::uint64_t>{1001}, 4, Backend::Cpu);
-  refused([&] { (void)flat.prefix({3, 1, 0}); }, "coordinate 1 on axis 1");
+  expect_refused([&] { (void)flat.prefix({3, 1, 0}); }, "coordinate 1 on axis 1");
 }
 
 }  // namespace

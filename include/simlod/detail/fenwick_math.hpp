@@ -148,24 +148,52 @@ SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const Fenwick
 /// multiplied out over the axes (about 2^d entries on average).
 SIMLOD_HD std::uint64_t fenwick_value(const std::uint32_t* words, const FenwickLayout& l,
                                       const std::uint64_t* k) {
+  if (l.dims == 1) {  // no term lists: the common case stays in registers
+    std::uint64_t a = fenwick_entry(words, l, k);
+    const std::uint64_t low = k[0] & (k[0] + 1);
+    for (std::uint64_t j = k[0]; j > low; j &= j - 1) {
+      const std::uint64_t at[3] = {j - 1, 0, 0};
+      a -= fenwick_entry(words, l, at);
+    }
+    return a;
+  }
   // Terms along each axis: ka itself (+), then j - 1 for j = ka, ka & (ka - 1), ... > low (-).
+  std::uint64_t key[3][kFenwickMaxLevels + 1] = {};
+  std::uint32_t count[3] = {1, 1, 1};
+  for (std::uint32_t a = 0; a < l.dims; ++a) {
+    key[a][0] = k[a];
+    const std::uint64_t low = k[a] & (k[a] + 1);
+    for (std::uint64_t j = k[a]; j > low; j &= j - 1) key[a][count[a]++] = j - 1;
+  }
   std::uint64_t sum = 0;  // modulo 2^64: the exact value once all terms are in
-  const std::uint64_t low0 = k[0] & (k[0] + 1);
-  for (std::uint64_t j0 = k[0] + 1; j0 > low0; j0 = j0 == k[0] + 1 ? k[0] : j0 & (j0 - 1)) {
-    const bool minus0 = j0 != k[0] + 1;
-    const std::uint64_t k1 = l.dims > 1 ? k[1] : 0, low1 = k1 & (k1 + 1);
-    for (std::uint64_t j1 = k1 + 1; j1 > low1; j1 = j1 == k1 + 1 ? k1 : j1 & (j1 - 1)) {
-      const bool minus1 = j1 != k1 + 1;
-      if (l.dims < 2 && minus1) break;
-      const std::uint64_t k2 = l.dims > 2 ? k[2] : 0, low2 = k2 & (k2 + 1);
-      for (std::uint64_t j2 = k2 + 1; j2 > low2; j2 = j2 == k2 + 1 ? k2 : j2 & (j2 - 1)) {
-        const bool minus2 = j2 != k2 + 1;
-        if (l.dims < 3 && minus2) break;
-        const std::uint64_t key[3] = {j0 - 1, j1 - 1, j2 - 1};
-        const std::uint64_t e = fenwick_entry(words, l, key);
-        sum += (minus0 != minus1) != minus2 ? 0 - e : e;
+  for (std::uint32_t i0 = 0; i0 < count[0]; ++i0) {
+    for (std::uint32_t i1 = 0; i1 < count[1]; ++i1) {
+      for (std::uint32_t i2 = 0; i2 < count[2]; ++i2) {
+        const std::uint64_t at[3] = {key[0][i0], key[1][i1], key[2][i2]};
+        const std::uint64_t e = fenwick_entry(words, l, at);
+        sum += ((i0 != 0) != (i1 != 0)) != (i2 != 0) ? 0 - e : e;
       }
     }
+  }
+  return sum;
+}
+
+/// The sum over the box whose sides run over [lo[a], hi[a]) on the axes used, from a function
+/// giving the sum over [0, c) (c: 3 coordinates): 2^dims terms of inclusion and exclusion.
+template <class Prefix>
+SIMLOD_HD std::uint64_t fenwick_box(std::uint32_t dims, const std::uint64_t* lo,
+                                    const std::uint64_t* hi, Prefix&& prefix) {
+  std::uint64_t sum = 0;
+  for (std::uint32_t mask = 0; mask < (1u << dims); ++mask) {
+    std::uint64_t c[3] = {0, 0, 0};
+    std::uint32_t lows = 0;
+    for (std::uint32_t a = 0; a < dims; ++a) {
+      const bool low = (mask >> a & 1u) != 0;
+      c[a] = low ? lo[a] : hi[a];
+      lows += low ? 1u : 0u;
+    }
+    const std::uint64_t v = prefix(c);
+    sum += lows % 2 != 0 ? 0 - v : v;
   }
   return sum;
 }

@@ -47,14 +47,8 @@ __device__ std::uint64_t combo_of_word(const FenwickLayout& l, std::uint64_t w) 
 __device__ std::uint64_t box_from_prefix(const std::uint64_t* p, const PrefixShape& s,
                                          std::uint32_t dims, const std::uint64_t* lo,
                                          const std::uint64_t* hi) {
-  std::uint64_t sum = 0;
-  for (std::uint32_t mask = 0; mask < (1u << dims); ++mask) {
-    std::uint64_t c[3] = {0, 0, 0};
-    for (std::uint32_t a = 0; a < dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
-    const std::uint64_t v = p[s.index(c[0], c[1], c[2])];
-    sum += (__popc(mask) & 1) ? 0 - v : v;
-  }
-  return sum;
+  return fenwick_box(dims, lo, hi,
+                     [&](const std::uint64_t* c) { return p[s.index(c[0], c[1], c[2])]; });
 }
 
 /// Writes word w of the packed tree from the prefix sums p.
@@ -155,14 +149,8 @@ __global__ void widen_1d_kernel(const std::uint32_t* values, std::uint64_t n, st
 
 __device__ std::uint64_t box_query(const std::uint32_t* words, const FenwickLayout& l,
                                    const std::uint64_t* lo, const std::uint64_t* hi) {
-  std::uint64_t sum = 0;
-  for (std::uint32_t mask = 0; mask < (1u << l.dims); ++mask) {
-    std::uint64_t c[3] = {0, 0, 0};
-    for (std::uint32_t a = 0; a < l.dims; ++a) c[a] = (mask >> a & 1u) ? lo[a] : hi[a];
-    const std::uint64_t v = fenwick_prefix(words, l, c);
-    sum += (__popc(mask) & 1) ? 0 - v : v;
-  }
-  return sum;
+  return fenwick_box(l.dims, lo, hi,
+                     [&](const std::uint64_t* c) { return fenwick_prefix(words, l, c); });
 }
 
 __global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
