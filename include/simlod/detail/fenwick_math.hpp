@@ -87,6 +87,12 @@ SIMLOD_HD std::uint32_t fenwick_trailing_ones(std::uint64_t k) {
 /// others 0).
 SIMLOD_HD void fenwick_locate(const FenwickLayout& l, const std::uint64_t* k, std::uint32_t& width,
                               std::uint64_t& bit) {
+  if (l.dims == 1) {  // the common case: no strides
+    const std::uint32_t t = fenwick_trailing_ones(k[0]);
+    width = l.bits + t;
+    bit = l.first_word[t] * 32 + (k[0] >> (t + 1)) * width;
+    return;
+  }
   std::uint64_t combo = 0, pos = 0, stride = 1;
   width = l.bits;
   for (std::uint32_t a = 0; a < 3; ++a) {
@@ -124,6 +130,13 @@ SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickL
 SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const FenwickLayout& l,
                                        const std::uint64_t* k) {
   std::uint64_t sum = 0;
+  if (l.dims == 1) {
+    for (std::uint64_t i = k[0]; i > 0; i &= i - 1) {
+      const std::uint64_t key[3] = {i - 1, 0, 0};
+      sum += fenwick_entry(words, l, key);
+    }
+    return sum;
+  }
   const std::uint64_t k1_end = l.dims > 1 ? k[1] : 1, k2_end = l.dims > 2 ? k[2] : 1;
   // An entry k - 1 covers (k - 1) & k .. k - 1: the rest of the prefix is (k - 1) & k long.
   for (std::uint64_t i0 = k[0]; i0 > 0; i0 &= i0 - 1) {

@@ -75,14 +75,20 @@ __global__ void pack_kernel(const std::uint64_t* p, PrefixShape s, FenwickLayout
     const std::uint64_t hi_bit = lo_bit + 32;
     std::uint32_t out = 0;
     for (std::uint64_t pos = lo_bit / width; pos < entries && pos * width < hi_bit; ++pos) {
-      const std::uint64_t pa[3] = {pos % e[0], (pos / e[0]) % e[1], pos / (e[0] * e[1])};
-      std::uint64_t lo[3], hi[3];
-      for (std::uint32_t a = 0; a < 3; ++a) {
-        const std::uint64_t k = (pa[a] << (t[a] + 1)) | ((std::uint64_t{1} << t[a]) - 1);
-        hi[a] = k + 1;
-        lo[a] = k + 1 - (std::uint64_t{1} << t[a]);
+      std::uint64_t value = 0;
+      if (l.dims == 1) {  // no divisions: the entry ends at k = pos * 2^(t+1) + 2^t - 1
+        const std::uint64_t end = ((pos << (t[0] + 1)) | ((std::uint64_t{1} << t[0]) - 1)) + 1;
+        value = p[end] - p[end - (std::uint64_t{1} << t[0])];
+      } else {
+        const std::uint64_t pa[3] = {pos % e[0], (pos / e[0]) % e[1], pos / (e[0] * e[1])};
+        std::uint64_t lo[3], hi[3];
+        for (std::uint32_t a = 0; a < 3; ++a) {
+          const std::uint64_t k = (pa[a] << (t[a] + 1)) | ((std::uint64_t{1} << t[a]) - 1);
+          hi[a] = k + 1;
+          lo[a] = k + 1 - (std::uint64_t{1} << t[a]);
+        }
+        value = box_from_prefix(p, s, l.dims, lo, hi);
       }
-      const std::uint64_t value = box_from_prefix(p, s, l.dims, lo, hi);
       const std::int64_t shift =
           static_cast<std::int64_t>(pos * width) - static_cast<std::int64_t>(lo_bit);
       out |= shift >= 0 ? static_cast<std::uint32_t>(value << shift)
