@@ -41,8 +41,8 @@ class FenwickIndex {
   static FenwickIndex build(std::span<const std::uint32_t> values,
                             std::span<const std::uint64_t> extents, std::uint32_t bits,
                             Backend backend = Backend::Auto);
-  /// The same from values already in device memory (one dimension) (`device_values`, n of them), on the
-  /// current CUDA device: no copy over PCIe. CUDA builds only.
+  /// A one-dimensional tree from values already in device memory (`device_values`, n of
+  /// them), on the current CUDA device: no copy over PCIe. CUDA builds only.
   static FenwickIndex build_from_device(const std::uint32_t* device_values, std::uint64_t n,
                                         std::uint32_t bits);
 
