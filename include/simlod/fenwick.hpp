@@ -75,9 +75,9 @@ class FenwickIndex {
   [[nodiscard]] std::uint64_t value(std::uint64_t k) const;
   /// rank(k) of a 1-bit index: the elements set before k (prefix(k)).
   [[nodiscard]] std::uint64_t rank(std::uint64_t k) const { return prefix(k); }
-  /// Batched queries on the backend: out[i] = prefix(ks[i]) or value(ks[i]) (host spans; a
-  /// CUDA index copies them to the device and back). InvalidInput naming the first key out of
-  /// range, or out.size() != ks.size().
+  /// Batched queries of a one-dimensional index on the backend: out[i] = prefix(ks[i]) or
+  /// value(ks[i]) (host spans; a CUDA index copies them to the device and back). InvalidInput
+  /// for a key out of range, out.size() != ks.size(), or an index of 2 or 3 axes.
   void prefix(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const;
   void value(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const;
   /// Every element in order (the paper's reconstruction); out.size() must be size().
@@ -111,7 +111,8 @@ class FenwickIndex {
 
  private:
   explicit FenwickIndex(std::unique_ptr<Impl> impl);
-  /// Queries of `kind` (0 prefix, 1 value: 3 coordinates each; 2 box: 6) on the backend.
+  /// Queries of `kind` (0 prefix, 1 value: 3 coordinates each; 2 box: 6; 3 prefix, 4 value of a
+  /// one-dimensional index: 1 key each) on the backend.
   void run(std::span<const std::uint64_t> coords, std::span<std::uint64_t> out, int kind) const;
   std::unique_ptr<Impl> impl_;
 };

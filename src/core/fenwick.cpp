@@ -59,6 +59,9 @@ detail::FenwickLayout make_layout(std::span<const std::uint64_t> extents, std::u
   table.assign(detail::fenwick_combos(l) + 1, 0);
   detail::fenwick_fill_table(l, table.data());
   l.first_word = table.data();
+  if (l.dims == 1) {
+    for (std::uint32_t t = 0; t <= l.levels[0]; ++t) l.level_word[t] = table[t];
+  }
   return l;
 }
 
@@ -289,12 +292,14 @@ void FenwickIndex::prefix(std::span<const std::uint64_t> ks, std::span<std::uint
     throw InvalidInput(fmt::format("FenwickIndex::prefix: {} keys but room for {} results",
                                    ks.size(), out.size()));
   }
-  std::vector<std::uint64_t> coords(3 * ks.size(), 0);
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    coords[3 * i] = ks[i];
-    check_coords(impl_->layout, {ks[i], 0, 0}, true, "prefix");
+  if (dims() != 1) {
+    throw InvalidInput(fmt::format(
+        "FenwickIndex::prefix: keys address a one-dimensional index; this one has {} axes "
+        "(give coordinates)",
+        dims()));
   }
-  run(coords, out, 0);
+  for (const std::uint64_t k : ks) check_coords(impl_->layout, {k, 0, 0}, true, "prefix");
+  run(ks, out, 3);
 }
 
 void FenwickIndex::value(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const {
@@ -302,12 +307,14 @@ void FenwickIndex::value(std::span<const std::uint64_t> ks, std::span<std::uint6
     throw InvalidInput(
         fmt::format("FenwickIndex::value: {} keys but room for {} results", ks.size(), out.size()));
   }
-  std::vector<std::uint64_t> coords(3 * ks.size(), 0);
-  for (std::size_t i = 0; i < ks.size(); ++i) {
-    coords[3 * i] = ks[i];
-    check_coords(impl_->layout, {ks[i], 0, 0}, false, "value");
+  if (dims() != 1) {
+    throw InvalidInput(fmt::format(
+        "FenwickIndex::value: keys address a one-dimensional index; this one has {} axes "
+        "(give coordinates)",
+        dims()));
   }
-  run(coords, out, 1);
+  for (const std::uint64_t k : ks) check_coords(impl_->layout, {k, 0, 0}, false, "value");
+  run(ks, out, 4);
 }
 
 void FenwickIndex::box_sums(std::span<const std::array<std::uint64_t, 6>> boxes,
@@ -375,7 +382,11 @@ void FenwickIndex::run(std::span<const std::uint64_t> coords, std::span<std::uin
     const std::uint32_t* w = impl_->host.data();
     const detail::FenwickLayout& l = impl_->layout;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (kind == 0) {
+      if (kind == 3) {
+        out[i] = detail::fenwick_prefix(w, l, coords[i]);
+      } else if (kind == 4) {
+        out[i] = detail::fenwick_value(w, l, coords[i]);
+      } else if (kind == 0) {
         out[i] = detail::fenwick_prefix(w, l, coords.data() + 3 * i);
       } else if (kind == 1) {
         out[i] = detail::fenwick_value(w, l, coords.data() + 3 * i);
@@ -392,7 +403,9 @@ void FenwickIndex::run(std::span<const std::uint64_t> coords, std::span<std::uin
 #if SIMLOD_HAS_CUDA
   using Q = detail::cuda::FenwickQuery;
   detail::cuda::fenwick_query(impl_->device, impl_->layout, coords.data(), out.data(), out.size(),
-                              kind == 0   ? Q::Prefix
+                              kind == 3   ? Q::Prefix1
+                              : kind == 4 ? Q::Value1
+                              : kind == 0 ? Q::Prefix
                               : kind == 1 ? Q::Value
                                           : Q::Box,
                               impl_->last_ms);

@@ -230,6 +230,7 @@ TEST(Fenwick, MultiDimensionalUpdatesAndBadInput) {
   }
   EXPECT_EQ(f.words(), FenwickIndex::build(v, n, 4, Backend::Cpu).words());
   expect_refused([&] { (void)f.prefix({14, 0, 0}); }, "coordinate 14 on axis 0");
+  expect_refused([&] { (void)f.rank(3); }, "keys address a one-dimensional index; this one has 3");
   expect_refused([&] { (void)f.value({0, 11, 0}); }, "coordinate 11 on axis 1");
   expect_refused(
       [&] {

@@ -38,6 +38,9 @@ struct FenwickLayout {
   std::uint32_t levels[3] = {1, 1, 1};  ///< levels of each axis that hold entries
   const std::uint64_t* first_word = nullptr;
   std::uint64_t total = 1;  ///< elements: n0 n1 n2
+  /// One dimension: a copy of the table inside the layout, so that a kernel that takes the
+  /// layout by value finds a level's offset without a load from memory.
+  std::uint64_t level_word[kFenwickMaxLevels + 1] = {};
 };
 
 /// Entries of level t along an axis of extent n: floor((n + 2^t) / 2^(t + 1)).
@@ -90,7 +93,7 @@ SIMLOD_HD void fenwick_locate(const FenwickLayout& l, const std::uint64_t* k, st
   if (l.dims == 1) {  // the common case: no strides
     const std::uint32_t t = fenwick_trailing_ones(k[0]);
     width = l.bits + t;
-    bit = l.first_word[t] * 32 + (k[0] >> (t + 1)) * width;
+    bit = l.level_word[t] * 32 + (k[0] >> (t + 1)) * width;
     return;
   }
   std::uint64_t combo = 0, pos = 0, stride = 1;

@@ -31,10 +31,11 @@ PrefixShape shape_of(const FenwickLayout& l) {
 
 /// The block (level combination) that holds word w.
 __device__ std::uint64_t combo_of_word(const FenwickLayout& l, std::uint64_t w) {
+  const std::uint64_t* table = l.dims == 1 ? l.level_word : l.first_word;
   std::uint64_t lo = 0, hi = fenwick_combos(l);  // table[lo] <= w < table[hi]
   while (hi - lo > 1) {
     const std::uint64_t mid = (lo + hi) / 2;
-    if (l.first_word[mid] <= w) {
+    if (table[mid] <= w) {
       lo = mid;
     } else {
       hi = mid;
@@ -165,6 +166,8 @@ __global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     switch (kind) {
+      case FenwickQuery::Prefix1: out[i] = fenwick_prefix(words, l, coords[i]); break;
+      case FenwickQuery::Value1: out[i] = fenwick_value(words, l, coords[i]); break;
       case FenwickQuery::Prefix: out[i] = fenwick_prefix(words, l, coords + 3 * i); break;
       case FenwickQuery::Value: out[i] = fenwick_value(words, l, coords + 3 * i); break;
       case FenwickQuery::Box:
@@ -177,6 +180,10 @@ __global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
 __global__ void values_kernel(const std::uint32_t* words, FenwickLayout l, std::uint32_t* out) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < l.total;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
+    if (l.dims == 1) {  // no divisions
+      out[i] = static_cast<std::uint32_t>(fenwick_value(words, l, i));
+      continue;
+    }
     const std::uint64_t k[3] = {i % l.n[0], (i / l.n[0]) % l.n[1], i / (l.n[0] * l.n[1])};
     out[i] = static_cast<std::uint32_t>(fenwick_value(words, l, k));
   }
@@ -300,7 +307,9 @@ void fenwick_free(void* p) noexcept { (void)cudaFree(p); }
 void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_t* coords,
                    std::uint64_t* out, std::size_t n, FenwickQuery kind, double& ms) {
   if (n == 0) return;
-  const std::size_t per = kind == FenwickQuery::Box ? 6 : 3;
+  const std::size_t per = kind == FenwickQuery::Box                                     ? 6
+                          : kind == FenwickQuery::Prefix || kind == FenwickQuery::Value ? 3
+                                                                                        : 1;
   DeviceMemory keys = make_device(n * per * sizeof(std::uint64_t), "Fenwick query keys");
   DeviceMemory results = make_device(n * sizeof(std::uint64_t), "Fenwick query results");
   SIMLOD_CUDA_CHECK(

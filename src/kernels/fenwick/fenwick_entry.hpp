@@ -23,8 +23,9 @@ namespace simlod::detail::cuda {
                                   const FenwickLayout& l, std::uint64_t& first_bad, double& ms);
 void fenwick_free(void* p) noexcept;
 
-enum class FenwickQuery { Prefix, Value, Box };
-/// out[i] for n queries (host spans): Prefix and Value take 3 coordinates per query, Box 6
+enum class FenwickQuery { Prefix, Value, Box, Prefix1, Value1 };
+/// out[i] for n queries (host spans): Prefix and Value take 3 coordinates per query, Box 6,
+/// Prefix1 and Value1 one key of a one-dimensional index
 /// (lo then hi); all checked by the caller.
 void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_t* coords,
                    std::uint64_t* out, std::size_t n, FenwickQuery kind, double& ms);
