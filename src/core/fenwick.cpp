@@ -16,7 +16,7 @@ namespace simlod {
 namespace {
 
 constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;
-constexpr std::uint64_t kNone = ~std::uint64_t{0};
+[[maybe_unused]] constexpr std::uint64_t kNone = ~std::uint64_t{0};  // CUDA builds
 using Coords = std::array<std::uint64_t, 3>;
 
 /// Wall-clock milliseconds since construction.
