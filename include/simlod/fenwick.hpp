@@ -111,6 +111,8 @@ class FenwickIndex {
 
  private:
   explicit FenwickIndex(std::unique_ptr<Impl> impl);
+  /// Batched prefix (`prefix`) or point queries of a one-dimensional index, checked.
+  void keys(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out, bool prefix) const;
   /// Queries of `kind` (0 prefix, 1 value: 3 coordinates each; 2 box: 6; 3 prefix, 4 value of a
   /// one-dimensional index: 1 key each) on the backend.
   void run(std::span<const std::uint64_t> coords, std::span<std::uint64_t> out, int kind) const;

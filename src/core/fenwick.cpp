@@ -59,9 +59,6 @@ detail::FenwickLayout make_layout(std::span<const std::uint64_t> extents, std::u
   table.assign(detail::fenwick_combos(l) + 1, 0);
   detail::fenwick_fill_table(l, table.data());
   l.first_word = table.data();
-  if (l.dims == 1) {
-    for (std::uint32_t t = 0; t <= l.levels[0]; ++t) l.level_word[t] = table[t];
-  }
   return l;
 }
 
@@ -287,34 +284,29 @@ void check_coords(const detail::FenwickLayout& l, const Coords& k, bool inclusiv
 
 }  // namespace
 
-void FenwickIndex::prefix(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const {
+void FenwickIndex::keys(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out,
+                        bool prefix) const {
+  const char* what = prefix ? "prefix" : "value";
   if (out.size() != ks.size()) {
-    throw InvalidInput(fmt::format("FenwickIndex::prefix: {} keys but room for {} results",
+    throw InvalidInput(fmt::format("FenwickIndex::{}: {} keys but room for {} results", what,
                                    ks.size(), out.size()));
   }
   if (dims() != 1) {
-    throw InvalidInput(fmt::format(
-        "FenwickIndex::prefix: keys address a one-dimensional index; this one has {} axes "
-        "(give coordinates)",
-        dims()));
+    throw InvalidInput(
+        fmt::format("FenwickIndex::{}: keys address a one-dimensional index; this one has {} axes "
+                    "(give coordinates)",
+                    what, dims()));
   }
-  for (const std::uint64_t k : ks) check_coords(impl_->layout, {k, 0, 0}, true, "prefix");
-  run(ks, out, 3);
+  for (const std::uint64_t k : ks) check_coords(impl_->layout, {k, 0, 0}, prefix, what);
+  run(ks, out, prefix ? 3 : 4);
+}
+
+void FenwickIndex::prefix(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const {
+  keys(ks, out, true);
 }
 
 void FenwickIndex::value(std::span<const std::uint64_t> ks, std::span<std::uint64_t> out) const {
-  if (out.size() != ks.size()) {
-    throw InvalidInput(
-        fmt::format("FenwickIndex::value: {} keys but room for {} results", ks.size(), out.size()));
-  }
-  if (dims() != 1) {
-    throw InvalidInput(fmt::format(
-        "FenwickIndex::value: keys address a one-dimensional index; this one has {} axes "
-        "(give coordinates)",
-        dims()));
-  }
-  for (const std::uint64_t k : ks) check_coords(impl_->layout, {k, 0, 0}, false, "value");
-  run(ks, out, 4);
+  keys(ks, out, false);
 }
 
 void FenwickIndex::box_sums(std::span<const std::array<std::uint64_t, 6>> boxes,

@@ -35,8 +35,8 @@ void validate_edl(float strength, float radius, std::string_view where) {
 
 ResolveSettings resolve_settings(std::uint32_t background, bool eye_dome_lighting,
                                  float edl_strength, float edl_radius, bool edl_outline) {
-  return ResolveSettings{background, eye_dome_lighting, edl_strength,
-                         edl_radius, edl_outline,       edl_offsets(edl_radius)};
+  return ResolveSettings{background, eye_dome_lighting, edl_strength, edl_outline,
+                         edl_offsets(edl_radius)};
 }
 
 }  // namespace detail

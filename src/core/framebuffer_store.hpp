@@ -22,14 +22,13 @@ class Framebuffer;  // core/cpu/render/framebuffer.hpp
 }
 
 /// How resolve() turns framebuffer words into RGBA8 (View::background, eye_dome_lighting,
-/// edl_strength, edl_radius). Make it with resolve_settings(), which fills in the offsets.
+/// edl_strength, edl_outline; edl_radius as its offsets). Make it with resolve_settings().
 struct ResolveSettings {
   std::uint32_t background = 0;
   bool eye_dome_lighting = false;
   float edl_strength = 1.0f;
-  float edl_radius = 1.4f;  ///< pixels
   bool edl_outline = false;
-  /// The eye-dome neighbours at edl_radius, computed once on the host (core code, compiled
+  /// The eye-dome neighbours at View::edl_radius, computed once on the host (core code, compiled
   /// without contraction) and handed to either backend, so both use the same pixels.
   EdlOffsets edl_offsets{};
 };

@@ -38,9 +38,6 @@ struct FenwickLayout {
   std::uint32_t levels[3] = {1, 1, 1};  ///< levels of each axis that hold entries
   const std::uint64_t* first_word = nullptr;
   std::uint64_t total = 1;  ///< elements: n0 n1 n2
-  /// One dimension: a copy of the table inside the layout, so that a kernel that takes the
-  /// layout by value finds a level's offset without a load from memory.
-  std::uint64_t level_word[kFenwickMaxLevels + 1] = {};
 };
 
 /// Entries of level t along an axis of extent n: floor((n + 2^t) / 2^(t + 1)).
@@ -93,7 +90,7 @@ SIMLOD_HD void fenwick_locate(const FenwickLayout& l, const std::uint64_t* k, st
   if (l.dims == 1) {  // the common case: no strides
     const std::uint32_t t = fenwick_trailing_ones(k[0]);
     width = l.bits + t;
-    bit = l.level_word[t] * 32 + (k[0] >> (t + 1)) * width;
+    bit = l.first_word[t] * 32 + (k[0] >> (t + 1)) * width;
     return;
   }
   std::uint64_t combo = 0, pos = 0, stride = 1;
@@ -133,13 +130,6 @@ SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickL
 SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const FenwickLayout& l,
                                        const std::uint64_t* k) {
   std::uint64_t sum = 0;
-  if (l.dims == 1) {
-    for (std::uint64_t i = k[0]; i > 0; i &= i - 1) {
-      const std::uint64_t key[3] = {i - 1, 0, 0};
-      sum += fenwick_entry(words, l, key);
-    }
-    return sum;
-  }
   const std::uint64_t k1_end = l.dims > 1 ? k[1] : 1, k2_end = l.dims > 2 ? k[2] : 1;
   // An entry k - 1 covers (k - 1) & k .. k - 1: the rest of the prefix is (k - 1) & k long.
   for (std::uint64_t i0 = k[0]; i0 > 0; i0 &= i0 - 1) {

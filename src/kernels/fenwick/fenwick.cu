@@ -7,12 +7,16 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/launch.hpp"
 #include "kernels/fenwick/fenwick_entry.hpp"
 
 namespace simlod::detail::cuda {
 namespace {
 
 constexpr unsigned kBlock = 256;
+/// A grid-stride pass needs no more blocks than fill the device (132 SMs x 32 on the GPU test
+/// machine).
+constexpr std::uint64_t kMaxBlocks = 4096;
 
 /// Extents of the prefix-sum array: n + 1 along the axes used, 1 along the others.
 struct PrefixShape {
@@ -31,11 +35,10 @@ PrefixShape shape_of(const FenwickLayout& l) {
 
 /// The block (level combination) that holds word w.
 __device__ std::uint64_t combo_of_word(const FenwickLayout& l, std::uint64_t w) {
-  const std::uint64_t* table = l.dims == 1 ? l.level_word : l.first_word;
   std::uint64_t lo = 0, hi = fenwick_combos(l);  // table[lo] <= w < table[hi]
   while (hi - lo > 1) {
     const std::uint64_t mid = (lo + hi) / 2;
-    if (table[mid] <= w) {
+    if (l.first_word[mid] <= w) {
       lo = mid;
     } else {
       hi = mid;
@@ -195,39 +198,21 @@ __global__ void add_kernel(std::uint32_t* words, FenwickLayout l, std::uint64_t 
   fenwick_add(words, l, k, delta);
 }
 
-unsigned grid_for(std::uint64_t n) {
-  int device = 0, sms = 0;
-  SIMLOD_CUDA_CHECK(cudaGetDevice(&device));
-  SIMLOD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::uint64_t blocks = (n + kBlock - 1) / kBlock;
-  return static_cast<unsigned>(std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sms) * 32)));
-}
+/// Blocks of a grid-stride pass over n items (enough to fill the device, no more).
+unsigned grid_for(std::uint64_t n) { return blocks_for(n, kBlock, kMaxBlocks); }
 
-/// Device time between its construction and elapsed_ms() (default stream).
+/// Device time of the work queued on the default stream between its construction and ms().
 class KernelTimer {
  public:
-  KernelTimer() {
-    SIMLOD_CUDA_CHECK(cudaEventCreate(&start_));
-    SIMLOD_CUDA_CHECK(cudaEventCreate(&stop_));
-    SIMLOD_CUDA_CHECK(cudaEventRecord(start_));
-  }
-  ~KernelTimer() {
-    (void)cudaEventDestroy(start_);
-    (void)cudaEventDestroy(stop_);
-  }
-  KernelTimer(const KernelTimer&) = delete;
-  KernelTimer& operator=(const KernelTimer&) = delete;
-  double elapsed_ms() {
-    SIMLOD_CUDA_CHECK(cudaEventRecord(stop_));
-    SIMLOD_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0.0f;
-    SIMLOD_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
+  KernelTimer() { SIMLOD_CUDA_CHECK(cudaEventRecord(start_.get())); }
+  double ms() {
+    SIMLOD_CUDA_CHECK(cudaEventRecord(stop_.get()));
+    SIMLOD_CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+    return elapsed_ms(start_.get(), stop_.get());
   }
 
  private:
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  EventHandle start_ = make_event(), stop_ = make_event();
 };
 
 }  // namespace
@@ -298,7 +283,7 @@ void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLa
   pack_kernel<<<grid_for(words_total), kBlock>>>(
       d_p, s, l, static_cast<std::uint32_t*>(words.get()), words_total);
   SIMLOD_CUDA_CHECK_LAUNCH("pack_kernel");
-  ms = timer.elapsed_ms();
+  ms = timer.ms();
   return words.release();
 }
 
@@ -319,7 +304,7 @@ void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_
                                         static_cast<const std::uint64_t*>(keys.get()),
                                         static_cast<std::uint64_t*>(results.get()), n, kind);
   SIMLOD_CUDA_CHECK_LAUNCH("query_kernel");
-  ms = timer.elapsed_ms();
+  ms = timer.ms();
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(out, results.get(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
 }
@@ -330,7 +315,7 @@ void fenwick_values(const void* words, const FenwickLayout& l, std::uint32_t* ou
   values_kernel<<<grid_for(l.total), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
                                                static_cast<std::uint32_t*>(results.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("values_kernel");
-  ms = timer.elapsed_ms();
+  ms = timer.ms();
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(out, results.get(), l.total * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
 }

@@ -12,6 +12,7 @@
 
 #include "core/octree_store.hpp"
 #include "kernels/common/device_ops.hpp"
+#include "kernels/common/launch.hpp"
 #include "kernels/tree/arena_layout.hpp"
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/update/capacity.hpp"
@@ -109,11 +110,5 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
 /// Record and link of the root of an empty tree (a leaf at level 0 without samples).
 inline constexpr DeviceNode kRootNode{0, 0, 0, 0, 0, 0, kNil, kNil};
 inline constexpr NodeLink kRootLink{kNil, kNil};
-
-/// Blocks for a pass over `items` items, at least 1, at most `cap`.
-inline unsigned blocks_for(std::uint64_t items, int block, std::uint64_t cap = 1u << 30) {
-  const std::uint64_t b = (items + block - 1) / block;
-  return static_cast<unsigned>(b == 0 ? 1 : (b < cap ? b : cap));
-}
 
 }  // namespace simlod::detail::cuda
