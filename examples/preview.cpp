@@ -111,33 +111,22 @@ int main(int argc, char** argv) {
       throw simlod::InvalidInput(
           "--distance: the preview's camera is orthographic and fits the data");
     }
-    const auto to_z_up = [&](double x, double y, double z) {
-      return simlod::examples::to_z_up(camera, {x, y, z});
-    };
     std::unique_ptr<simlod::PointReader> reader;
     std::unique_ptr<simlod::synth::Generator> generator;
-    simlod::Bounds box;
+    simlod::Bounds data;  // of the points as read
     if (synthetic > 0) {
       generator = std::make_unique<simlod::synth::Generator>(
           simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
-      const simlod::Bounds b = generator->bounds();
-      for (int c = 0; c < 8; ++c) {
-        const auto p = to_z_up(c & 1 ? b.max[0] : b.min[0], c & 2 ? b.max[1] : b.min[1],
-                               c & 4 ? b.max[2] : b.min[2]);
-        box.expand(p[0], p[1], p[2]);
-      }
+      data = generator->bounds();
     } else {
       reader = simlod::open_reader(input);
       const auto& info = reader->info();
-      for (int c = 0; c < 8; ++c) {
-        const auto& lo = info.bounds.min;
-        const auto& hi = info.bounds.max;
-        const auto& o = info.origin;
-        const auto p = to_z_up((c & 1 ? hi[0] : lo[0]) - o[0], (c & 2 ? hi[1] : lo[1]) - o[1],
-                               (c & 4 ? hi[2] : lo[2]) - o[2]);
-        box.expand(p[0], p[1], p[2]);
+      for (int a = 0; a < 3; ++a) {
+        data.min[a] = info.bounds.min[a] - info.origin[a];
+        data.max[a] = info.bounds.max[a] - info.origin[a];
       }
     }
+    const simlod::Bounds box = simlod::examples::z_up_box(camera, data);
     const std::string& view = camera.views.front();
     const auto [yaw_deg, pitch_deg] = simlod::examples::camera_angles(camera, view);
     Camera cam{yaw_deg * std::numbers::pi / 180,
@@ -147,15 +136,7 @@ int main(int argc, char** argv) {
                {0.0, 0.0},
                width,
                height};
-    simlod::Bounds framed = box;
-    if (view == "closeup") {  // the middle half of the data
-      const auto c = box.center(), s = box.size();
-      for (std::size_t a = 0; a < 3; ++a) {
-        framed.min[a] = c[a] - 0.25 * s[a];
-        framed.max[a] = c[a] + 0.25 * s[a];
-      }
-    }
-    cam.fit(framed);
+    cam.fit(view == "closeup" ? simlod::examples::middle_half(box) : box);
     Image image(width, height);
     std::vector<simlod::Point> batch(1 << 20);
     std::uint64_t total = 0;
@@ -166,7 +147,7 @@ int main(int argc, char** argv) {
       if (n == 0) break;
       if (camera.up == "y") {
         for (std::size_t i = 0; i < n; ++i) {
-          const auto p = to_z_up(batch[i].x, batch[i].y, batch[i].z);
+          const auto p = simlod::examples::to_z_up(camera, {batch[i].x, batch[i].y, batch[i].z});
           batch[i].x = static_cast<float>(p[0]);
           batch[i].y = static_cast<float>(p[1]);
           batch[i].z = static_cast<float>(p[2]);

@@ -18,17 +18,6 @@ constexpr double kFov = 60.0;
 
 double radians(double degrees) { return degrees * std::numbers::pi / 180.0; }
 
-/// The box in the z-up frame of the cameras.
-Bounds z_up_box(const CameraOptions& o, const Bounds& box) {
-  Bounds out;
-  for (int c = 0; c < 8; ++c) {
-    const auto p = to_z_up(o, {c & 1 ? box.max[0] : box.min[0], c & 2 ? box.max[1] : box.min[1],
-                               c & 4 ? box.max[2] : box.min[2]});
-    out.expand(p[0], p[1], p[2]);
-  }
-  return out;
-}
-
 /// A box much wider than high: terrain, whose close-up stands over it.
 bool is_terrain(const Bounds& box) {
   const auto s = box.size();
@@ -139,6 +128,26 @@ std::array<double, 2> camera_angles(const CameraOptions& o, std::string_view nam
   return {o.yaw.value_or(yaw), o.pitch.value_or(pitch)};
 }
 
+Bounds z_up_box(const CameraOptions& o, const Bounds& box) {
+  Bounds out;
+  for (int c = 0; c < 8; ++c) {
+    const auto p = to_z_up(o, {c & 1 ? box.max[0] : box.min[0], c & 2 ? box.max[1] : box.min[1],
+                               c & 4 ? box.max[2] : box.min[2]});
+    out.expand(p[0], p[1], p[2]);
+  }
+  return out;
+}
+
+Bounds middle_half(const Bounds& box) {
+  Bounds out = box;
+  const auto c = box.center(), s = box.size();
+  for (std::size_t a = 0; a < 3; ++a) {
+    out.min[a] = c[a] - 0.25 * s[a];
+    out.max[a] = c[a] + 0.25 * s[a];
+  }
+  return out;
+}
+
 std::array<double, 3> to_z_up(const CameraOptions& o, const std::array<double, 3>& p) {
   return o.up == "y" ? std::array<double, 3>{p[0], -p[2], p[1]} : p;
 }
@@ -154,19 +163,11 @@ View camera_view(const CameraOptions& o, std::string_view name, const Bounds& da
   if (name == "closeup" && is_terrain(box) && !o.pitch && !o.distance) {
     v = closeup_view(box, width, height, o.yaw.value_or(0.0));
   } else {
-    Bounds framed = box;
-    if (name == "closeup") {  // an object: its middle half
-      const auto c = box.center(), s = box.size();
-      for (std::size_t a = 0; a < 3; ++a) {
-        framed.min[a] = c[a] - 0.25 * s[a];
-        framed.max[a] = c[a] + 0.25 * s[a];
-      }
-    }
     if (o.distance) {
       v = orbit(box, yaw, pitch, *o.distance, width, height);
     } else if (name == "closeup") {
       // Framed on the middle half, with near and far around the whole object.
-      const View framing = View::overview(framed, width, height, yaw, pitch, kFov);
+      const View framing = View::overview(middle_half(box), width, height, yaw, pitch, kFov);
       v = orbit(box, yaw, pitch, eye_distance(framing, box.center()), width, height);
     } else {
       v = View::overview(box, width, height, yaw, pitch, kFov);

@@ -57,6 +57,12 @@ void check_camera(const CameraOptions& options);
 [[nodiscard]] std::array<double, 2> camera_angles(const CameraOptions& options,
                                                   std::string_view name);
 
+/// `box` in the z-up frame of the cameras (the box around its 8 corners mapped by to_z_up).
+[[nodiscard]] Bounds z_up_box(const CameraOptions& options, const Bounds& box);
+
+/// The middle half of `box` along every axis: what the close-up of an object frames.
+[[nodiscard]] Bounds middle_half(const Bounds& box);
+
 /// A point in the z-up frame of the cameras: (x, y, z) for z-up data, (x, -z, y) for y-up.
 [[nodiscard]] std::array<double, 3> to_z_up(const CameraOptions& options,
                                             const std::array<double, 3>& p);
