@@ -308,28 +308,29 @@ simlod::LasVlr extra_bytes_vlr(const std::vector<std::string>& names) {
 /// A PLY (or SIM) input with attributes into LAS/LAZ: every attribute into a LAS 1.4 point
 /// format that has a field for it (6 without colour, 7 with, 8 with colour and NIR) and the
 /// extra attributes into extra bytes (doubles) described by an extra-bytes VLR.
-std::uint64_t write_with_attributes(const fs::path& in, const fs::path& out, const Options& opt) {
+/// `known`: the input's FileInfo from an earlier open, so that the format is chosen before the
+/// one reader that asks for the attributes opens it (a PLY file is read once per open).
+std::uint64_t write_with_attributes(const fs::path& in, const simlod::FileInfo& known,
+                                    const fs::path& out, const Options& opt) {
   simlod::ReaderOptions ro;
   ro.threads = opt.threads;
-  const simlod::FileInfo probe = simlod::read_info(in);
-  ro.attributes = probe.attributes;
+  ro.attributes = known.attributes;
   ro.all_extra_attributes = true;
-  auto reader = simlod::open_reader(in, ro);
-  const simlod::FileInfo& info = reader->info();
   simlod::WriterOptions w;
-  w.origin = info.origin;
   w.scale = scale_option(opt, w.scale);
-  const bool nir = simlod::has_attribute(info.attributes, simlod::Attribute::Nir);
+  const bool nir = simlod::has_attribute(known.attributes, simlod::Attribute::Nir);
   if (opt.point_format >= 0) {
     w.las_point_format = opt.point_format;
   } else {
-    w.las_point_format = nir && info.has_color ? 8 : info.has_color ? 7 : 6;
+    w.las_point_format = nir && known.has_color ? 8 : known.has_color ? 7 : 6;
   }
-  if (nir && !info.has_color && opt.point_format < 0) {
+  if (nir && !known.has_color && opt.point_format < 0) {
     warn("NIR is not kept: the LAS formats with NIR also hold RGB, which the input lacks");
     ro.attributes &= ~simlod::attribute_bit(simlod::Attribute::Nir);
-    reader = simlod::open_reader(in, ro);
   }
+  const auto reader = simlod::open_reader(in, ro);
+  const simlod::FileInfo& info = reader->info();
+  w.origin = info.origin;
   const auto& extra = reader->extra_attributes_requested();
   w.las_record_length = static_cast<std::uint16_t>(
       simlod::las_min_record_length(w.las_point_format) + 8 * static_cast<int>(extra.size()));
@@ -420,7 +421,8 @@ int run(const Options& opt) {
       const simlod::FileInfo info = reader->info();
       const bool has_attributes = info.attributes != 0 || !info.extra_attributes.empty();
       if (las_out && has_attributes && inputs.size() == 1) {
-        written = write_with_attributes(in, out, opt);
+        reader.reset();
+        written = write_with_attributes(in, info, out, opt);
       } else {
         // Points: every input relative to the first's origin, written with it added back.
         std::uint64_t total = 0;
