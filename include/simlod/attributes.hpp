@@ -79,6 +79,8 @@ struct PointAttributes {
   /// Resizes the arrays of `mask` to n elements and empties the others (values left as they
   /// were or zero); the extra attributes keep their names and get n values.
   void resize(AttributeMask mask, std::size_t n);
+  /// Elements in the array of `a` (0: not asked for).
+  [[nodiscard]] std::size_t size_of(Attribute a) const;
   /// The attributes whose arrays are not empty.
   [[nodiscard]] AttributeMask present() const;
   /// The extra attribute named `name`, or nullptr.

@@ -24,8 +24,9 @@ constexpr std::array<const char*, kAttributeCount> kNames = {"intensity",
                                                              "gps_time",
                                                              "nir"};
 
-template <class Fn>
-void for_each_array(PointAttributes& a, Fn fn) {
+/// fn(attribute, its array) for every attribute (PointAttributes& or const&).
+template <class Attributes, class Fn>
+void for_each_array(Attributes& a, Fn fn) {
   fn(Attribute::Intensity, a.intensity);
   fn(Attribute::ReturnNumber, a.return_number);
   fn(Attribute::NumberOfReturns, a.number_of_returns);
@@ -79,9 +80,17 @@ void PointAttributes::resize(AttributeMask mask, std::size_t n) {
   for (Extra& e : extra) e.values.resize(n);
 }
 
+std::size_t PointAttributes::size_of(Attribute which) const {
+  std::size_t n = 0;
+  for_each_array(*this, [&](Attribute a, const auto& v) {
+    if (a == which) n = v.size();
+  });
+  return n;
+}
+
 AttributeMask PointAttributes::present() const {
   AttributeMask mask = 0;
-  for_each_array(const_cast<PointAttributes&>(*this), [&](Attribute a, auto& v) {
+  for_each_array(*this, [&](Attribute a, const auto& v) {
     if (!v.empty()) mask |= attribute_bit(a);
   });
   return mask;

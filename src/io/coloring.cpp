@@ -69,21 +69,11 @@ void color_points(std::span<Point> points, const PointAttributes& a, const Color
   if (o.by == ColorBy::File) return;
   o.validate();
   const AttributeMask need = attributes_for(o.by);
-  auto size_of = [&](Attribute at) -> std::size_t {
-    switch (at) {
-      case Attribute::Intensity: return a.intensity.size();
-      case Attribute::Classification: return a.classification.size();
-      case Attribute::ReturnNumber: return a.return_number.size();
-      case Attribute::NumberOfReturns: return a.number_of_returns.size();
-      case Attribute::PointSourceId: return a.point_source_id.size();
-      default: return 0;
-    }
-  };
   for (std::size_t i = 0; i < kAttributeCount; ++i) {
     const auto at = static_cast<Attribute>(i);
-    if (has_attribute(need, at) && size_of(at) < points.size()) {
+    if (has_attribute(need, at) && a.size_of(at) < points.size()) {
       throw InvalidInput(fmt::format("colouring {} points by {} needs their {}, but {} were given",
-                                     points.size(), to_string(o.by), to_string(at), size_of(at)));
+                                     points.size(), to_string(o.by), to_string(at), a.size_of(at)));
     }
   }
   switch (o.by) {

@@ -230,18 +230,10 @@ void encode_las_attributes(std::byte* records, std::size_t n, int f, std::size_t
           fmt::format("'{}': {} values of {} for {} points", path.string(), size, what, first + n));
     }
   };
-  check_size(a.intensity.size(), "intensity");
-  check_size(a.return_number.size(), "return_number");
-  check_size(a.number_of_returns.size(), "number_of_returns");
-  check_size(a.classification.size(), "classification");
-  check_size(a.classification_flags.size(), "classification_flags");
-  check_size(a.scanner_channel.size(), "scanner_channel");
-  check_size(a.scan_flags.size(), "scan_flags");
-  check_size(a.scan_angle.size(), "scan_angle");
-  check_size(a.user_data.size(), "user_data");
-  check_size(a.point_source_id.size(), "point_source_id");
-  check_size(a.gps_time.size(), "gps_time");
-  check_size(a.nir.size(), "nir");
+  for (std::size_t i = 0; i < kAttributeCount; ++i) {
+    const auto at = static_cast<Attribute>(i);
+    check_size(a.size_of(at), to_string(at));
+  }
   for (const auto& e : a.extra) check_size(e.values.size(), e.name.c_str());
 
   const bool legacy = f <= 5;
