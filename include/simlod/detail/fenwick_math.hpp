@@ -130,6 +130,13 @@ SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickL
 SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const FenwickLayout& l,
                                        const std::uint64_t* k) {
   std::uint64_t sum = 0;
+  if (l.dims == 1) {  // measured: the general loops cost rank queries a third of their rate
+    for (std::uint64_t i = k[0]; i > 0; i &= i - 1) {
+      const std::uint64_t key[3] = {i - 1, 0, 0};
+      sum += fenwick_entry(words, l, key);
+    }
+    return sum;
+  }
   const std::uint64_t k1_end = l.dims > 1 ? k[1] : 1, k2_end = l.dims > 2 ? k[2] : 1;
   // An entry k - 1 covers (k - 1) & k .. k - 1: the rest of the prefix is (k - 1) & k long.
   for (std::uint64_t i0 = k[0]; i0 > 0; i0 &= i0 - 1) {
