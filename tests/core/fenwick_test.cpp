@@ -104,6 +104,12 @@ TEST(Fenwick, BadRequestsAreClearErrors) {
   expect_refused([&] { (void)FenwickIndex::build(v, 0, Backend::Cpu); }, "0 bits");
   expect_refused([&] { (void)FenwickIndex::build(v, 33, Backend::Cpu); }, "33 bits");
   expect_refused([&] { (void)FenwickIndex::build({}, 4, Backend::Cpu); }, "no elements");
+  expect_refused([&] { (void)FenwickIndex::bytes_for((1ull << 32) + 1, 1); }, "more than 2^32");
+  expect_refused(
+      [&] {
+        (void)FenwickIndex::bytes_for(std::vector<std::uint64_t>{1u << 17, 1u << 16}, 1);
+      },
+      "more than 2^32");
   expect_refused([&] { (void)FenwickIndex::build(v, 2, Backend::Cpu); },
                  "element 3 is 4, wider than 2");
   FenwickIndex f = FenwickIndex::build(v, 3, Backend::Cpu);

@@ -510,6 +510,18 @@ TEST(PointAttributes, WritersRefuseWhatDoesNotFit) {
   PointAttributes extra;
   extra.extra = {{"height", std::vector<double>(10)}};
   expect_refused(6, extra, "'height' has no field");
+  PointAttributes returns;
+  returns.return_number.assign(10, 1);
+  returns.return_number[4] = 8;  // formats 0-5 hold 3 bits
+  expect_refused(0, returns, "point 6: return number 8");
+  PointAttributes angles;
+  angles.scan_angle.assign(10, 0.0f);
+  angles.scan_angle[2] = 200.0f;  // beyond 127 whole degrees
+  expect_refused(2, angles, "point 4: scan angle 200");
+  PointAttributes channel;
+  channel.scanner_channel.assign(10, 0);
+  channel.scanner_channel[0] = 4;
+  expect_refused(6, channel, "point 2: scanner channel 4");
   // SIM keeps no attributes.
   auto sim = create_writer(dir / "p.sim");
   EXPECT_THROW(sim->write_with_attributes(points, time), InvalidInput);
