@@ -118,6 +118,7 @@ void print_text(const FileInfo& info, const LasExtras* las) {
   if (!info.generator.empty()) row("generator", info.generator);
   if (las == nullptr) return;
   row("crs", las->crs.text());
+  if (const std::string units = las->crs.units_text(); !units.empty()) row("units", units);
   row("vlrs", fmt::format("{}", las->metadata.vlrs.size()));
   for (const auto& v : las->metadata.vlrs) row("", vlr_name(v));
   if (!las->metadata.evlrs.empty()) {
@@ -180,6 +181,11 @@ void print_json(const FileInfo& info, const LasExtras* las) {
         crs.epsg ? fmt::format("{}", *crs.epsg) : null,
         crs.vertical_epsg ? fmt::format("{}", *crs.vertical_epsg) : null, json_string(crs.citation),
         json_string(crs.wkt));
+    s += fmt::format(
+        ",\n  \"units\": {{\"text\": {}, \"geographic\": {}, \"metres_per_unit\": {}, "
+        "\"vertical_metres_per_unit\": {}}}",
+        json_string(crs.units_text()), crs.geographic(), crs.metres_per_unit(),
+        crs.vertical_metres_per_unit());
     const auto vlrs = [&](const std::vector<simlod::LasVlr>& list) {
       std::string a = "[";
       for (const auto& v : list) {

@@ -38,6 +38,7 @@ function(simlod_tool_test name)
       -DDEMO=$<TARGET_FILE:simlod-demo>
       -DCOMPARE=$<TARGET_FILE:simlod-compare>
       -DPREVIEW=$<TARGET_FILE:simlod-preview>
+      -DGROUND=$<TARGET_FILE:simlod-ground>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -58,8 +59,8 @@ simlod_tool_test(tool_info_json NEEDS_DATA
 # LAS/LAZ: the CRS, the VLRs, and counts and ranges from one pass over the points.
 simlod_tool_test(tool_info_las_attributes NEEDS_DATA
   STEP info <DATA>/haystack_rock.las "OUT=crs +EPSG:3645 \\+ vertical EPSG:5703"
-       "OUT=LASF_Projection 34735" "OUT=classes +0 never classified: 21932"
-       "OUT=returns +1: 21932"
+       "OUT=units +metre \\(vertical: metre\\)" "OUT=LASF_Projection 34735"
+       "OUT=classes +0 never classified: 21932" "OUT=returns +1: 21932"
   STEP info <DATA>/formats/f8.las --json "OUT=\"classes\": {\"0\": 5000,"
        "OUT=\"nir\": {\"min\": 7, \"max\": 7}" "OUT=\"returns\": {\"1\": 100000}"
   STEP info <DATA>/haystack_rock.las --header-only "OUT=crs +EPSG:3645")
@@ -390,3 +391,26 @@ simlod_tool_test(tool_compare_errors
   STEP compare --synthetic 100 --builder sideways RC=1
        "ERR=^simlod-compare: error: unknown builder 'sideways' in --builder .use bulk, incremental or both."
   STEP compare --synthetic 100 --builder incremental --batch 0 RC=105 "ERR=--batch: Value 0 not in range")
+
+# simlod-ground: classes in the records, the DTM as ESRI grid, PNG and GeoTIFF; bad input.
+simlod_tool_test(tool_ground_las NEEDS_DATA
+  STEP ground <DATA>/haystack_rock.las <WORK>/g.las --hillshade <WORK>/g.png --backend cpu
+       "OUT=haystack_rock.las -> .*g.las: 21932 points \\(0 noise or withheld, ignored\\), [0-9]+ ground"
+       "OUT=CRS EPSG:3645" "OUT=windows [0-9]+ x [0-9]+" EXISTS=<WORK>/g.dtm.asc EXISTS=<WORK>/g.png
+  STEP info <WORK>/g.las "OUT=crs +EPSG:3645" "OUT=2 ground: [0-9]+" "OUT=1 unclassified: [0-9]+")
+simlod_tool_test(tool_ground_synthetic
+  STEP convert --synthetic 200000 <WORK>/s.las --quiet
+  STEP ground <WORK>/s.las <WORK>/out.las --ascii <WORK>/dtm.asc --json <WORK>/g.json -q
+       EXISTS=<WORK>/dtm.asc EXISTS=<WORK>/g.json
+  STEP info <WORK>/out.las "OUT=points +200000[^0-9]" "OUT=2 ground: [0-9]+")
+simlod_tool_test(tool_ground_bad_input
+  STEP ground <SRC>/data/tiny.ply <WORK>/out.xyz RC=1
+       "ERR=^simlod-ground: error: .*out.xyz: the output must be a .las or .laz file"
+  STEP ground <SRC>/data/tiny.ply <WORK>/out.las RC=1
+       "ERR=^simlod-ground: error: .*fewer than one window needs" ABSENT=<WORK>/out.las
+       ABSENT=<WORK>/out.dtm.asc)
+if(TARGET GDAL::GDAL)
+  simlod_tool_test(tool_ground_geotiff NEEDS_DATA
+    STEP ground <DATA>/haystack_rock.las <WORK>/g.las --dtm <WORK>/dtm.tif --backend cpu
+         "OUT=dtm.tif \\(EPSG:3645" EXISTS=<WORK>/dtm.tif)
+endif()

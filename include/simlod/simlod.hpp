@@ -18,4 +18,5 @@
 #include "simlod/render.hpp"
 #include "simlod/stream.hpp"
 #include "simlod/synth.hpp"
+#include "simlod/terrain.hpp"
 #include "simlod/view.hpp"

@@ -61,6 +61,19 @@ class Generator {
   /// Points are produced a tile (up to ~2M points) at a time on config.threads, so a call may
   /// take a while or return at once.
   std::size_t next(std::span<Point> out);
+  /// As next(out), and writes the ground-truth class of out[i] to classes[i], as ASPRS LAS
+  /// codes: 2 ground, 9 water (the lake's surface), 6 building, 5 high vegetation (trunks and
+  /// crowns), 1 unclassified (the sculpture). The points are the same bit for bit as without
+  /// classes. Throws InvalidInput, consuming nothing, when classes.size() < out.size().
+  std::size_t next(std::span<Point> out, std::span<std::uint8_t> classes);
+
+  /// Height of the land (under the lake too) at (x, y), in the coordinates of the returned
+  /// points: a ground point at (x, y) lies within the measurement noise (0.02 m per 1000 m of
+  /// extent) of it. Defined for any (x, y), also outside bounds(); not clamped to bounds().
+  [[nodiscard]] double ground_height(double x, double y) const;
+  /// Height of the lake's surface, in the coordinates of the returned points: water points lie
+  /// within the measurement noise of it. Land below it is under water.
+  [[nodiscard]] double water_level() const;
 
  private:
   struct Impl;

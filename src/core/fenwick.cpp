@@ -9,6 +9,7 @@
 #include <chrono>
 #include <limits>
 
+#include "core/stopwatch.hpp"
 #include "kernels/fenwick/fenwick_entry.hpp"
 #include "simlod/error.hpp"
 
@@ -18,18 +19,6 @@ namespace {
 constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;
 [[maybe_unused]] constexpr std::uint64_t kNone = ~std::uint64_t{0};  // CUDA builds
 using Coords = std::array<std::uint64_t, 3>;
-
-/// Wall-clock milliseconds since construction.
-class Stopwatch {
- public:
-  [[nodiscard]] double ms() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 /// The layout of `extents` (1-3 of them) and `bits`, its block table in `table`; checked.
 detail::FenwickLayout make_layout(std::span<const std::uint64_t> extents, std::uint32_t bits,
@@ -203,7 +192,7 @@ FenwickIndex FenwickIndex::build(std::span<const std::uint32_t> values,
     for (std::uint64_t i = 0; i < values.size(); ++i) {
       if (values[i] >= limit) too_wide(i, values[i], bits);
     }
-    const Stopwatch watch;
+    const detail::Stopwatch watch;
     impl->host.assign(total_words(impl->layout), 0);
     if (impl->layout.dims == 1) {
       cpu_build_1d(values, impl->layout, impl->host);
@@ -370,7 +359,7 @@ std::uint64_t FenwickIndex::box_sum(const std::array<std::uint64_t, 3>& lo,
 void FenwickIndex::run(std::span<const std::uint64_t> coords, std::span<std::uint64_t> out,
                        int kind) const {
   if (impl_->backend == Backend::Cpu) {
-    const Stopwatch watch;
+    const detail::Stopwatch watch;
     const std::uint32_t* w = impl_->host.data();
     const detail::FenwickLayout& l = impl_->layout;
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -410,7 +399,7 @@ void FenwickIndex::values(std::span<std::uint32_t> out) const {
                                    out.size(), size()));
   }
   if (impl_->backend == Backend::Cpu) {
-    const Stopwatch watch;
+    const detail::Stopwatch watch;
     const detail::FenwickLayout& l = impl_->layout;
     for (std::uint64_t i = 0; i < size(); ++i) {
       const std::uint64_t k[3] = {i % l.n[0], (i / l.n[0]) % l.n[1], i / (l.n[0] * l.n[1])};

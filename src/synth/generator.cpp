@@ -32,4 +32,15 @@ std::size_t Generator::next(std::span<Point> out) {
   return impl_->stream.next(out);
 }
 
+std::size_t Generator::next(std::span<Point> out, std::span<std::uint8_t> classes) {
+  const detail::WorkerScope scope(impl_->threads);
+  return impl_->stream.next(out, classes);
+}
+
+double Generator::ground_height(double x, double y) const {
+  return impl_->stream.ground_height(x, y);
+}
+
+double Generator::water_level() const { return impl_->stream.water_level(); }
+
 }  // namespace simlod::synth

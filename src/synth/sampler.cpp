@@ -100,7 +100,9 @@ ScenePoint TileSampler::terrain_point(std::uint32_t cell, Rng& rng) const {
   const Vec3 normal = water ? Vec3{0, 0, 1} : normalized({-land.dx, -land.dy, 1.0});
   const double z = (water ? scene.terrain.water_level() : land.height) +
                    kSurfaceNoise * (2.0 * rng.uniform() - 1.0);
-  return {{x, y, z}, terrain_colour(scene, x, y, land, water, normal, rng)};
+  return {{x, y, z},
+          terrain_colour(scene, x, y, land, water, normal, rng),
+          water ? kClassWater : kClassGround};
 }
 
 ScenePoint TileSampler::element_point(const Element& element, Rng& rng) const {
@@ -113,7 +115,8 @@ ScenePoint TileSampler::element_point(const Element& element, Rng& rng) const {
   // Leaves scatter into the crown; hard surfaces only carry measurement noise.
   const double offset =
       leaves ? -kFoliageDepth * rng.uniform() : kSurfaceNoise * (2.0 * rng.uniform() - 1.0);
-  return {point.position + offset * point.normal, surface_colour(prim, u, v, point, rng)};
+  return {point.position + offset * point.normal, surface_colour(prim, u, v, point, rng),
+          las_class(prim.material)};
 }
 
 }  // namespace simlod::synth::detail

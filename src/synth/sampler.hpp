@@ -16,6 +16,7 @@ namespace simlod::synth::detail {
 struct ScenePoint {
   Vec3 position;  ///< reference coordinates
   std::uint32_t rgba = 0;
+  std::uint8_t classification = kClassUnclassified;  ///< ASPRS code (ground truth)
 };
 
 class TileSampler {

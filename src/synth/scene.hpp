@@ -28,6 +28,30 @@ enum class Material : std::uint8_t {
   Orb,       ///< banded sphere
 };
 
+// Ground truth of every generated point, as ASPRS LAS classification codes.
+inline constexpr std::uint8_t kClassUnclassified = 1;
+inline constexpr std::uint8_t kClassGround = 2;
+inline constexpr std::uint8_t kClassHighVegetation = 5;
+inline constexpr std::uint8_t kClassBuilding = 6;
+inline constexpr std::uint8_t kClassWater = 9;
+
+/// The class of a point on a surface of `material` (the sculpture is no LAS category).
+[[nodiscard]] constexpr std::uint8_t las_class(Material material) {
+  switch (material) {
+    case Material::Wall:
+    case Material::GableWall:
+    case Material::FlatRoof:
+    case Material::TiledRoof: return kClassBuilding;
+    case Material::Trunk:
+    case Material::Foliage:
+    case Material::Needles: return kClassHighVegetation;
+    case Material::Pedestal:
+    case Material::Ring:
+    case Material::Orb: return kClassUnclassified;
+  }
+  return kClassUnclassified;
+}
+
 struct Primitive {
   Shape shape;
   Material material = Material::Wall;

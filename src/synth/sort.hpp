@@ -13,7 +13,8 @@ namespace simlod::synth::detail {
 struct SortRecord {
   std::uint64_t key = 0;
   std::uint32_t index = 0;  ///< position of the point in the chunk's generation buffer
-  std::uint32_t unused = 0;
+  /// The point's class rides in what was padding, so sorting moves it for free.
+  std::uint8_t classification = 0;
 
   friend bool operator<(const SortRecord& a, const SortRecord& b) {
     return a.key != b.key ? a.key < b.key : a.index < b.index;

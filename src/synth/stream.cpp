@@ -71,12 +71,33 @@ Point PointStream::to_point(const Vec3& p, std::uint32_t rgba) const {
           std::clamp(static_cast<float>(p.z * scale_), lo_[2], hi_[2]), rgba};
 }
 
-std::size_t PointStream::next(std::span<Point> out) {
+std::size_t PointStream::next(std::span<Point> out, std::span<std::uint8_t> classes) {
+  if (classes.size() < out.size()) {
+    throw InvalidInput(fmt::format(
+        "synthetic scene: {} classes for {} points (the classes span must be at least as long)",
+        classes.size(), out.size()));
+  }
+  return fill(out, classes);
+}
+
+double PointStream::ground_height(double x, double y) const {
+  return scene_->terrain.land(x / scale_, y / scale_).height * scale_;
+}
+
+double PointStream::water_level() const { return scene_->terrain.water_level() * scale_; }
+
+std::size_t PointStream::fill(std::span<Point> out, std::span<std::uint8_t> classes) {
   std::size_t written = 0;
   while (written < out.size() && generated_ < config_.points) {
     if (cursor_ == chunk_size_) produce_chunk();
     const std::size_t n = std::min(out.size() - written, chunk_size_ - cursor_);
     for (std::size_t i = 0; i < n; ++i) out[written + i] = points_[sorted_[cursor_ + i].index];
+    // A loop of its own keeps the plain copy above free of a per-point branch.
+    if (!classes.empty()) {
+      for (std::size_t i = 0; i < n; ++i) {
+        classes[written + i] = sorted_[cursor_ + i].classification;
+      }
+    }
     cursor_ += n;
     written += n;
     generated_ += n;
@@ -127,7 +148,7 @@ void PointStream::produce_chunk() {
       const std::size_t slot = job.offset + static_cast<std::size_t>(i);
       points_[slot] = to_point(sp.position, sp.rgba);
       records_[slot] = {order_->sort_key(job.unit, sp.position), static_cast<std::uint32_t>(slot),
-                        0};
+                        sp.classification};
     }
   });
   sort_units(std::span(records_).first(total), unit_offsets, std::span(sorted_).first(total));

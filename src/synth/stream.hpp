@@ -28,13 +28,22 @@ class PointStream {
   [[nodiscard]] const Bounds& bounds() const { return bounds_; }
   [[nodiscard]] std::uint64_t total() const { return config_.points; }
   [[nodiscard]] std::uint64_t generated() const { return generated_; }
-  std::size_t next(std::span<Point> out);
+  std::size_t next(std::span<Point> out) { return fill(out, {}); }
+  /// Also writes the ASPRS class of out[i] to classes[i]; InvalidInput (and nothing consumed)
+  /// when `classes` is shorter than `out`.
+  std::size_t next(std::span<Point> out, std::span<std::uint8_t> classes);
+
+  /// Terrain height without the lake at output (x, y), and the lake's level, in output units.
+  [[nodiscard]] double ground_height(double x, double y) const;
+  [[nodiscard]] double water_level() const;
 
   [[nodiscard]] const Scene& scene() const { return *scene_; }
   [[nodiscard]] const TilePlan& plan() const { return *plan_; }
   [[nodiscard]] const UnitOrder& order() const { return *order_; }
 
  private:
+  // Classes are written only where `classes` is not empty.
+  std::size_t fill(std::span<Point> out, std::span<std::uint8_t> classes);
   void produce_chunk();
   [[nodiscard]] Point to_point(const Vec3& p, std::uint32_t rgba) const;
 

@@ -5,25 +5,14 @@
 #include <filesystem>
 #include <vector>
 
+#include "io/read_png.hpp"
 #include "simlod/error.hpp"
 #include "simlod/image.hpp"
 
 namespace simlod {
 namespace {
 
-// Decodes an RGBA8 PNG with libpng's simplified API.
-std::vector<std::uint8_t> read_png(const std::filesystem::path& path, std::uint32_t& w,
-                                   std::uint32_t& h) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) return {};
-  image.format = PNG_FORMAT_RGBA;
-  std::vector<std::uint8_t> out(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, out.data(), 0, nullptr)) return {};
-  w = image.width;
-  h = image.height;
-  return out;
-}
+using simlod::test::read_png;
 
 TEST(WritePng, PixelsSurviveARoundTrip) {
   const std::uint32_t w = 7, h = 5;

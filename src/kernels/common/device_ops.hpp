@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "simlod/detail/float_bits.hpp"
 #include "simlod/detail/hd.hpp"
 
 #if defined(__CUDA_ARCH__)
@@ -102,25 +103,8 @@ SIMLOD_HD uint2 load_readonly(const uint2* p) {
 #endif
 }
 
-SIMLOD_HD float float_from_bits(std::uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-#endif
-}
-
-SIMLOD_HD std::uint32_t bits_from_float(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return bits;
-#endif
-}
+using detail::bits_from_float;
+using detail::float_from_bits;
 
 SIMLOD_HD std::uint32_t min_u32(std::uint32_t a, std::uint32_t b) { return a < b ? a : b; }
 

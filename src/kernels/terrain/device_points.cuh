@@ -1,0 +1,66 @@
+// Device copies of the points (and the skip mask) of a ground classification call, and a
+// stream timer: what the seed search and the classifier share.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <span>
+
+#include "kernels/common/cuda_resources.cuh"
+#include "simlod/point.hpp"
+
+namespace simlod::detail::cuda {
+
+/// Device time of the work a stream runs between construction and stop() (CUDA events).
+class Timer {
+ public:
+  explicit Timer(cudaStream_t s) : s_(s), from_(make_event()), to_(make_event()) {
+    SIMLOD_CUDA_CHECK(cudaEventRecord(from_.get(), s_));
+  }
+  /// Records the end, waits for it, returns milliseconds.
+  double stop() {
+    SIMLOD_CUDA_CHECK(cudaEventRecord(to_.get(), s_));
+    SIMLOD_CUDA_CHECK(cudaEventSynchronize(to_.get()));
+    return elapsed_ms(from_.get(), to_.get());
+  }
+
+ private:
+  cudaStream_t s_;
+  EventHandle from_, to_;
+};
+
+class DevicePoints {
+ public:
+  DevicePoints() = default;
+  [[nodiscard]] const Point* points() const { return static_cast<const Point*>(points_.get()); }
+  /// Null when nothing is skipped.
+  [[nodiscard]] const std::uint8_t* skip() const {
+    return static_cast<const std::uint8_t*>(skip_.get());
+  }
+
+ private:
+  friend DevicePoints upload_points(std::span<const Point>, std::span<const std::uint8_t>,
+                                    cudaStream_t, double&);
+  DeviceMemory points_, skip_;
+};
+
+/// Copies `points` and `skip` (may be empty) to the current device on `s` and waits;
+/// `ms` gets the copies' device time.
+inline DevicePoints upload_points(std::span<const Point> points, std::span<const std::uint8_t> skip,
+                                  cudaStream_t s, double& ms) {
+  DevicePoints d;
+  d.points_ = make_device(points.size_bytes() + sizeof(Point), "the points to classify");
+  if (!skip.empty()) d.skip_ = make_device(skip.size_bytes(), "the points' skip mask");
+  Timer t(s);
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d.points_.get(), points.data(), points.size_bytes(),
+                                    cudaMemcpyHostToDevice, s));
+  if (!skip.empty()) {
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(d.skip_.get(), skip.data(), skip.size_bytes(), cudaMemcpyHostToDevice, s));
+  }
+  ms = t.stop();
+  return d;
+}
+
+}  // namespace simlod::detail::cuda
