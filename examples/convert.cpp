@@ -33,6 +33,7 @@
 #include <system_error>
 #include <vector>
 
+#include "common/extra_bytes.hpp"
 #include "common/json.hpp"
 #include "common/progress.hpp"
 #include "simlod/error.hpp"
@@ -286,21 +287,14 @@ std::uint64_t copy_records(const std::vector<fs::path>& inputs, const fs::path& 
   return done;
 }
 
-/// The extra-bytes VLR describing `names` as doubles (LAS 1.4 R15 table 24: 192 bytes each,
-/// data type 10); names longer than the field's 32 bytes are cut (with a warning).
+/// The extra-bytes VLR describing `names` as doubles; names longer than the field's 32 bytes
+/// are cut (with a warning).
 simlod::LasVlr extra_bytes_vlr(const std::vector<std::string>& names) {
   simlod::LasVlr v;
-  const std::string user = "LASF_Spec";
-  std::copy(user.begin(), user.end(), v.user_id.begin());
-  v.record_id = 4;
-  v.data.assign(names.size() * 192, std::byte{0});
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    std::byte* d = v.data.data() + i * 192;
-    d[2] = std::byte{10};  // double
-    if (names[i].size() > 32) {
-      warn(fmt::format("the extra attribute name '{}' is cut to its first 32 bytes", names[i]));
+  for (const std::string& name : names) {
+    if (simlod::examples::add_extra_bytes_field(v, name, simlod::examples::kExtraDouble)) {
+      warn(fmt::format("the extra attribute name '{}' is cut to its first 32 bytes", name));
     }
-    std::memcpy(d + 4, names[i].data(), std::min<std::size_t>(names[i].size(), 32));
   }
   return v;
 }

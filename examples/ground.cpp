@@ -10,12 +10,16 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/extra_bytes.hpp"
+#include "common/ground_records.hpp"
 #include "common/json.hpp"
 #include "common/las_summary.hpp"
 #include "common/progress.hpp"
@@ -33,7 +37,8 @@ struct Options {
   double window = 10.0, overlap = 0.8, gap = 20.0, dtm_cell = 1.0, tolerance = 0.5;
   double low_outlier = 0.0;
   std::uint64_t min_points = 0;
-  bool refine = true, native_units = false, keep_classes = false, quiet = false, progress = false;
+  bool refine = true, hag = false, native_units = false, keep_classes = false, quiet = false,
+       progress = false;
   std::string backend = "auto";
 };
 
@@ -111,55 +116,52 @@ Loaded load(const Options& opt) {
   return l;
 }
 
-/// Sets the classification of LAS record i (formats 0-5: 5 bits beside three flags).
-void set_class(std::byte* record, int format, std::uint8_t cls) {
-  if (format <= 5) {
-    record[15] = static_cast<std::byte>((static_cast<unsigned>(record[15]) & 0xE0u) | cls);
-  } else {
-    record[16] = static_cast<std::byte>(cls);
-  }
-}
-std::uint8_t get_class(const std::byte* record, int format) {
-  return format <= 5 ? static_cast<std::uint8_t>(static_cast<unsigned>(record[15]) & 0x1Fu)
-                     : static_cast<std::uint8_t>(record[16]);
-}
-
-/// The new class of a point: skipped points keep theirs; ground 2; the rest 1 or, with
-/// --keep-classes, their own class where it says more than "unclassified / ground".
-std::uint8_t new_class(bool skipped, bool ground, std::uint8_t old, bool keep) {
-  if (skipped) return old;
-  if (ground) return 2;
-  return keep && old > 2 ? old : 1;
-}
-
-void write_points(const Options& opt, Loaded& l, const std::vector<std::uint8_t>& ground,
+void write_points(const Options& opt, Loaded& l, const simlod::terrain::GroundResult& r,
                   const std::vector<std::uint8_t>& skip) {
   simlod::WriterOptions w;
   w.origin = l.info.origin;
   const std::size_t n = l.points.size();
+  const std::vector<float> hag =
+      opt.hag ? ex::heights_above(l.points, r.dtm) : std::vector<float>{};
   if (is_las(l.info)) {
     const int f = l.info.point_format;
     for (std::size_t i = 0; i < n; ++i) {
-      std::byte* r = l.records.data() + i * l.info.record_length;
-      set_class(r, f,
-                new_class(!skip.empty() && skip[i] != 0, ground[i] != 0, get_class(r, f),
-                          opt.keep_classes));
+      std::byte* rec = l.records.data() + i * l.info.record_length;
+      ex::set_class(rec, f,
+                    ex::new_class(!skip.empty() && skip[i] != 0, r.ground[i] != 0,
+                                  ex::get_class(rec, f), opt.keep_classes));
     }
     w.scale = l.info.scale;
     w.las_offset = l.info.offset;
     w.las_point_format = f;
     w.las_record_length = static_cast<std::uint16_t>(l.info.record_length);
     w.las_metadata = l.metadata;
+    std::vector<std::byte> extended;
+    if (opt.hag) {
+      std::size_t length = 0;
+      extended = ex::with_heights(l.records, n, l.info.record_length, f, hag, *w.las_metadata,
+                                  l.info.path.string(), length);
+      w.las_record_length = static_cast<std::uint16_t>(length);
+    }
     auto writer = simlod::create_writer(opt.out, w);
-    writer->write_records(l.records);
+    writer->write_records(opt.hag ? extended : l.records);
     writer->close();
     return;
   }
-  // PLY or SIM input: LAS records of format 0 or 2 with the class as the only attribute.
+  // PLY or SIM input: LAS records of format 0 or 2 with the class (and the height above
+  // ground) as the only attributes.
   w.las_point_format = l.info.has_color ? 2 : 0;
   simlod::PointAttributes a;
   a.classification.resize(n);
-  for (std::size_t i = 0; i < n; ++i) a.classification[i] = ground[i] != 0 ? 2 : 1;
+  for (std::size_t i = 0; i < n; ++i) a.classification[i] = r.ground[i] != 0 ? 2 : 1;
+  if (opt.hag) {
+    w.las_metadata = simlod::LasMetadata{};
+    ex::add_extra_bytes_field(ex::extra_bytes_vlr(*w.las_metadata), ex::kHagName, ex::kExtraFloat,
+                              ex::kHagDescription, ex::kRasterNodata);
+    w.las_record_length =
+        static_cast<std::uint16_t>(simlod::las_min_record_length(w.las_point_format) + 4);
+    a.extra.push_back({ex::kHagName, std::vector<double>(hag.begin(), hag.end())});
+  }
   auto writer = simlod::create_writer(opt.out, w);
   writer->write_with_attributes(l.points, a);
   writer->close();
@@ -207,7 +209,7 @@ int run(const Options& opt) {
   const simlod::terrain::GroundResult r = simlod::terrain::ground(l.points, p, skip);
 
   auto t = Clock::now();
-  write_points(opt, l, r.ground, skip);
+  write_points(opt, l, r, skip);
   const fs::path ascii =
       opt.ascii.empty() ? fs::path(opt.out).replace_extension(".dtm.asc") : opt.ascii;
   ex::write_esri_ascii(ascii, r.dtm, l.info.origin);
@@ -299,6 +301,9 @@ int main(int argc, char** argv) {
                  "drop cell minima this far below all neighbours, metres (0: off)")
       ->capture_default_str();
   app.add_flag("--native-units", opt.native_units, "lengths are in the file's units, not metres");
+  app.add_flag("--hag", opt.hag,
+               "add each point's height above the DTM as LAS extra bytes (float, \"height above "
+               "ground\")");
   app.add_flag("--keep-classes", opt.keep_classes,
                "points that are not ground keep classes other than 0-2");
   app.add_option("--backend", opt.backend, "auto, cpu or cuda")->capture_default_str();

@@ -397,12 +397,25 @@ simlod_tool_test(tool_ground_las NEEDS_DATA
   STEP ground <DATA>/haystack_rock.las <WORK>/g.las --hillshade <WORK>/g.png --backend cpu
        "OUT=haystack_rock.las -> .*g.las: 21932 points \\(0 noise or withheld, ignored\\), [0-9]+ ground"
        "OUT=CRS EPSG:3645" "OUT=windows [0-9]+ x [0-9]+" EXISTS=<WORK>/g.dtm.asc EXISTS=<WORK>/g.png
-  STEP info <WORK>/g.las "OUT=crs +EPSG:3645" "OUT=2 ground: [0-9]+" "OUT=1 unclassified: [0-9]+")
+  STEP info <WORK>/g.las "OUT=crs +EPSG:3645" "OUT=2 ground: [0-9]+" "OUT=1 unclassified: [0-9]+"
+       "OUT=record length +20 bytes"
+  STEP ground <DATA>/haystack_rock.las <WORK>/h.las --hag --backend cpu -q
+  STEP info <WORK>/h.las "OUT=record length +24 bytes" "OUT=extra +height above ground"
+       "OUT=LASF_Spec 4 \"Extra Bytes Record\" \\(192 bytes\\)" "OUT=crs +EPSG:3645")
 simlod_tool_test(tool_ground_synthetic
   STEP convert --synthetic 200000 <WORK>/s.las --quiet
   STEP ground <WORK>/s.las <WORK>/out.las --ascii <WORK>/dtm.asc --json <WORK>/g.json -q
        EXISTS=<WORK>/dtm.asc EXISTS=<WORK>/g.json
   STEP info <WORK>/out.las "OUT=points +200000[^0-9]" "OUT=2 ground: [0-9]+")
+# Lengths follow the CRS's units (tools/data/feet.las: EPSG:2270, GeoKey 3076 = foot); a
+# geographic CRS (tools/data/geographic.las: EPSG:4326) is refused.
+simlod_tool_test(tool_ground_units
+  STEP ground <SRC>/data/feet.las <WORK>/f.las --backend cpu
+       "OUT=CRS EPSG:2270 \\(0.3048 m per unit\\): window 32.8084, step 6.56168, gap cell 65.6168"
+  STEP ground <SRC>/data/feet.las <WORK>/n.las --backend cpu --native-units "OUT=window 10, step 2,"
+  STEP ground <SRC>/data/geographic.las <WORK>/g.las RC=1
+       "ERR=^simlod-ground: error: .*geographic.las: its coordinate reference system \\(EPSG:4326\\) is geographic"
+       ABSENT=<WORK>/g.las ABSENT=<WORK>/g.dtm.asc)
 simlod_tool_test(tool_ground_bad_input
   STEP ground <SRC>/data/tiny.ply <WORK>/out.xyz RC=1
        "ERR=^simlod-ground: error: .*out.xyz: the output must be a .las or .laz file"

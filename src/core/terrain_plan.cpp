@@ -108,8 +108,12 @@ SeedPlan make_seed_plan(const GroundBox& box, const terrain::GroundParams& p) {
   plan.min_points = std::max<std::uint64_t>(plan.min_points, 1);
   if (box.kept < plan.min_points) {
     throw InvalidInput(
-        fmt::format("ground: {} points, fewer than one window needs (m = {} for window {})",
-                    box.kept, plan.min_points, p.window));
+        fmt::format("ground: {} points over {} x {}, fewer than one window needs (m = {} for "
+                    "window {}){}",
+                    box.kept, ex, ey, plan.min_points, p.window,
+                    p.min_points ? ""
+                                 : ": the points cover less than half a window; choose a "
+                                   "smaller window"));
   }
   const WindowEdges wx = window_edges(box.min_x, box.max_x, p);
   const WindowEdges wy = window_edges(box.min_y, box.max_y, p);

@@ -9,6 +9,7 @@
 
 #include "core/terrain_brute.hpp"
 #include "simlod/error.hpp"
+#include "simlod/synth.hpp"
 
 namespace simlod {
 namespace {
@@ -318,6 +319,26 @@ TEST(TerrainRefine, CellsTakeTheMeanOfTheirGroundPoints) {
   terrain::Raster bad = r;
   bad.cell = 0.0;
   EXPECT_THROW((void)terrain::refine_dtm(pts, bad, ground, cpu_params()), InvalidInput);
+}
+
+}  // namespace
+}  // namespace simlod
+
+namespace simlod {
+namespace {
+
+TEST(TerrainSeeds, SyntheticSceneEqualsBruteForce) {
+  // A small piece of the synthetic scene (buildings, trees, a lake), in scan order.
+  synth::SceneConfig config;
+  config.points = 6000;
+  config.extent = 120.0;
+  synth::Generator gen(config);
+  std::vector<Point> pts(config.points);
+  ASSERT_EQ(gen.next(pts), pts.size());
+  GroundParams p = cpu_params();
+  p.window = 8.0;
+  p.gap_cell = 12.0;
+  EXPECT_TRUE(test::same_seeds(terrain::find_seeds(pts, p).indices, test::brute_seeds(pts, p)));
 }
 
 }  // namespace
