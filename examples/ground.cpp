@@ -35,10 +35,10 @@ namespace {
 struct Options {
   fs::path in, out, dtm, ascii, hillshade, json;
   double window = 10.0, overlap = 0.8, gap = 20.0, dtm_cell = 1.0, tolerance = 0.5;
-  double low_outlier = 0.0;
+  double low_outlier = 0.0, object_step = 2.5;
   std::uint64_t min_points = 0;
-  bool refine = true, hag = false, native_units = false, keep_classes = false, quiet = false,
-       progress = false;
+  std::uint32_t refine = 2;
+  bool hag = false, native_units = false, keep_classes = false, quiet = false, progress = false;
   std::string backend = "auto";
 };
 
@@ -205,6 +205,7 @@ int run(const Options& opt) {
   p.low_outlier = opt.low_outlier / unit;
   if (opt.min_points > 0) p.min_points = opt.min_points;
   p.refine = opt.refine;
+  p.object_step = opt.object_step / unit;
   const std::vector<std::uint8_t> skip = simlod::terrain::skip_mask(l.attributes);
   const simlod::terrain::GroundResult r = simlod::terrain::ground(l.points, p, skip);
 
@@ -239,10 +240,12 @@ int run(const Options& opt) {
         s.windows_x, s.windows_y, s.min_points, s.windows_used, s.local_minima, s.window_seeds,
         s.gap_seeds, s.low_outliers);
     fmt::print(
-        "DTM {} x {} cells: {} vertices, {} triangles, {} cells extended past the hull, "
+        "DTM {} x {} cells: {} vertices ({} in {} objects left out), {} triangles, {} cells "
+        "extended past the hull, "
         "{} refined from ground points, {} without value -> {}{}{}\n",
-        r.dtm.width, r.dtm.height, r.dtm_stats.vertices, r.dtm_stats.triangles,
-        r.dtm_stats.extended, r.dtm_stats.refined, r.dtm_stats.nodata, ascii.string(),
+        r.dtm.width, r.dtm.height, r.dtm_stats.vertices, r.dtm_stats.object_vertices,
+        r.dtm_stats.objects, r.dtm_stats.triangles, r.dtm_stats.extended, r.dtm_stats.refined,
+        r.dtm_stats.nodata, ascii.string(),
         opt.dtm.empty() ? "" : fmt::format(", {} ({})", opt.dtm.string(), tif_crs),
         opt.hillshade.empty() ? "" : ", " + opt.hillshade.string());
     fmt::print(
@@ -260,7 +263,8 @@ int run(const Options& opt) {
         "{{\"points\": {}, \"skipped\": {}, \"ground\": {}, \"windows\": [{}, {}], "
         "\"min_points\": {}, \"windows_used\": {}, \"local_minima\": {}, "
         "\"window_seeds\": {}, \"gap_seeds\": {}, \"low_outliers\": {}, "
-        "\"dtm\": {{\"width\": {}, \"height\": {}, \"cell\": {}, \"vertices\": {}, "
+        "\"dtm\": {{\"width\": {}, \"height\": {}, \"cell\": {}, \"vertices\": {}, \"objects\": "
+        "{}, \"object_vertices\": {}, "
         "\"triangles\": {}, \"extended\": {}, \"refined\": {}, \"nodata\": {}}}, \"crs\": {}, "
         "\"metres_per_unit\": {}, \"ms\": {{\"read\": {:.3f}, \"upload\": {:.3f}, "
         "\"bounds\": {:.3f}, \"index\": {:.3f}, \"windows\": {:.3f}, \"gap\": {:.3f}, "
@@ -268,7 +272,8 @@ int run(const Options& opt) {
         "\"refine\": {:.3f}, \"write\": {:.3f}}}}}\n",
         s.points, s.skipped, r.ground_points, s.windows_x, s.windows_y, s.min_points,
         s.windows_used, s.local_minima, s.window_seeds, s.gap_seeds, s.low_outliers, r.dtm.width,
-        r.dtm.height, r.dtm.cell, r.dtm_stats.vertices, r.dtm_stats.triangles, r.dtm_stats.extended,
+        r.dtm.height, r.dtm.cell, r.dtm_stats.vertices, r.dtm_stats.objects,
+        r.dtm_stats.object_vertices, r.dtm_stats.triangles, r.dtm_stats.extended,
         r.dtm_stats.refined, r.dtm_stats.nodata, ex::json_string(crs_text), unit, read_ms,
         s.upload_ms, s.bounds_ms, s.index_ms, s.windows_ms, s.gap_ms, r.dtm_stats.triangulate_ms,
         r.dtm_stats.raster_ms, r.classify_ms, r.refine_ms, write_ms);
@@ -296,7 +301,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--min-points", opt.min_points,
                  "points a window needs (default: half the mean count of a window)");
-  app.add_flag("!--no-refine", opt.refine, "keep the DTM of the seeds alone (no refinement)");
+  app.add_option("--refine", opt.refine,
+                 "passes refining the DTM with the ground points' heights (0: the seeds' TIN)")
+      ->capture_default_str();
+  app.add_option("--object-step", opt.object_step,
+                 "seed regions this far above all around them (steeper than 45 degrees, no wider "
+                 "than --cell) leave the DTM, metres (0: off)")
+      ->capture_default_str();
   app.add_option("--low-outlier", opt.low_outlier,
                  "drop cell minima this far below all neighbours, metres (0: off)")
       ->capture_default_str();

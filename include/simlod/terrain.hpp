@@ -49,11 +49,18 @@ struct GroundParams {
   /// cells that hold points (a single low point would otherwise be taken by up to
   /// (w / o)^2 windows and pull the DTM down into a pit).
   double low_outlier = 0.0;
-  /// ground() refines the DTM once: every cell holding ground points takes their mean height
-  /// (thousandths of a unit summed as integers, so both backends agree), and the points are
-  /// classified again against it (simlod's own step: a TIN over seeds some metres apart cuts
-  /// under convex ground).
-  bool refine = true;
+  /// The DTM leaves out objects among the seeds (roofs, large rocks: windows wholly on a roof
+  /// take its lowest point): regions of the seeds' triangulation that every edge leaving them
+  /// descends by more than this and steeper than 45 degrees, no wider than gap_cell (B, the
+  /// largest building; the window where B is 0). 0 turns the filter off. simlod's own step; the
+  /// seeds themselves stay the paper's.
+  double object_step = 2.5;
+  /// Refinement passes of ground() (0: none): every cell holding ground points takes their
+  /// mean height (thousandths of a unit summed as integers, so both backends agree) and the
+  /// points are classified again against it; a pass starts from the seeds' DTM with the ground
+  /// points of the pass before. simlod's own step: a TIN over seeds some metres apart cuts
+  /// under convex ground.
+  std::uint32_t refine = 2;
 };
 
 /// What the seed search did (counts over the points it did not skip).
@@ -107,11 +114,13 @@ struct Raster {
 };
 
 struct DtmStats {
-  std::uint64_t vertices = 0;   ///< seeds left after merging those at one xy (lowest kept)
-  std::uint64_t triangles = 0;  ///< finite Delaunay faces
-  std::uint64_t extended = 0;   ///< cells past the triangulation's hull given a value
-  std::uint64_t nodata = 0;     ///< cells left without a value (NaN)
-  std::uint64_t refined = 0;    ///< cells the refinement set from ground points
+  std::uint64_t vertices = 0;         ///< seeds in the triangulation (one per xy, the lowest)
+  std::uint64_t objects = 0;          ///< regions the object filter removed
+  std::uint64_t object_vertices = 0;  ///< their seeds
+  std::uint64_t triangles = 0;        ///< finite Delaunay faces
+  std::uint64_t extended = 0;         ///< cells past the triangulation's hull given a value
+  std::uint64_t nodata = 0;           ///< cells left without a value (NaN)
+  std::uint64_t refined = 0;          ///< cells the last refinement set from ground points
   double triangulate_ms = 0.0, raster_ms = 0.0;
 };
 
@@ -164,7 +173,7 @@ struct GroundResult {
                                 std::span<const std::uint8_t> ground, const GroundParams& params,
                                 std::uint64_t* refined = nullptr, double* ms = nullptr);
 
-/// find_seeds, make_dtm, classify and (params.refine) refine_dtm and classify again.
+/// find_seeds, make_dtm, classify, and params.refine times refine_dtm and classify again.
 [[nodiscard]] GroundResult ground(std::span<const Point> points, const GroundParams& params,
                                   std::span<const std::uint8_t> skip = {});
 

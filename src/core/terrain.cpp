@@ -187,11 +187,15 @@ GroundResult ground(std::span<const Point> points, const GroundParams& params,
   r.seeds = find_seeds(points, params, skip);
   r.dtm = make_dtm(points, r.seeds, params, &r.dtm_stats);
   r.ground = classify(points, r.dtm, params, skip, &r.classify_ms);
-  if (params.refine) {
-    r.dtm = refine_dtm(points, r.dtm, r.ground, params, &r.dtm_stats.refined, &r.refine_ms);
-    double ms = 0.0;
-    r.ground = classify(points, r.dtm, params, skip, &ms);
-    r.classify_ms += ms;
+  // Each pass refines the seeds' DTM with the ground points of the pass before: the refined
+  // cells let more points near them count as ground.
+  const Raster tin = r.dtm;
+  for (std::uint32_t pass = 0; pass < params.refine; ++pass) {
+    double sums_ms = 0.0, classify_ms = 0.0;
+    r.dtm = refine_dtm(points, tin, r.ground, params, &r.dtm_stats.refined, &sums_ms);
+    r.ground = classify(points, r.dtm, params, skip, &classify_ms);
+    r.refine_ms += sums_ms;
+    r.classify_ms += classify_ms;
   }
   r.ground_points = static_cast<std::uint64_t>(std::count(r.ground.begin(), r.ground.end(), 1));
   return r;

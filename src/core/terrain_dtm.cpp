@@ -1,5 +1,6 @@
-// simlod::terrain::make_dtm: the seeds' Delaunay triangulation (CGAL, exact predicates) and
-// the raster of its linear interpolation at cell centres. Host only, on both backends, so the
+// simlod::terrain::make_dtm: the seeds' Delaunay triangulation (CGAL, exact predicates; the
+// object filter of core/terrain_objects.cpp on it) and the raster of its linear interpolation
+// at cell centres. Host only, on both backends, so the
 // DTM of equal seeds is equal bit for bit. CGAL is used header-only without GMP
 // (CGAL_DISABLE_GMP, set by CMake): the library links nothing of it.
 #include <fmt/format.h>
@@ -9,14 +10,12 @@
 #include <limits>
 
 #include "core/stopwatch.hpp"
+#include "core/terrain_tin.hpp"
 #include "simlod/error.hpp"
 #include "simlod/terrain.hpp"
 
 #if SIMLOD_HAS_CGAL
-#include <CGAL/Delaunay_triangulation_2.h>
-#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Spatial_sort_traits_adapter_2.h>
-#include <CGAL/Triangulation_vertex_base_with_info_2.h>
 #include <CGAL/hilbert_sort.h>
 #include <CGAL/property_map.h>
 #endif
@@ -28,15 +27,11 @@ bool dtm_available() { return SIMLOD_HAS_CGAL != 0; }
 #if SIMLOD_HAS_CGAL
 namespace {
 
-using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
-using Vb = CGAL::Triangulation_vertex_base_with_info_2<float, Kernel>;
-using Tds = CGAL::Triangulation_data_structure_2<Vb>;
-using Delaunay = CGAL::Delaunay_triangulation_2<Kernel, Tds>;
+using Kernel = detail::TinKernel;
+using Vertex = detail::TinVertex;
 
-struct Vertex {
-  Kernel::Point_2 xy;
-  float z;
-};
+/// Passes of the object filter: a roof above a lower roof needs two.
+constexpr int kObjectPasses = 3;
 
 /// The seeds as vertices: one per xy (the lowest z), in Hilbert order (deterministic, unlike
 /// CGAL's randomised spatial_sort) so that insertion walks stay short.
@@ -73,7 +68,7 @@ std::vector<Vertex> seed_vertices(std::span<const Point> points, const Seeds& se
 }
 
 /// Writes the linear interpolation of face (a, b, c) at every cell centre inside it.
-void raster_face(const Delaunay::Face_handle& f, Raster& r) {
+void raster_face(const detail::Tin::Face_handle& f, const std::vector<Vertex>& v, Raster& r) {
   const auto& a = f->vertex(0);
   const auto& b = f->vertex(1);
   const auto& c = f->vertex(2);
@@ -99,7 +94,7 @@ void raster_face(const Delaunay::Face_handle& f, Raster& r) {
       const double lc = 1.0 - la - lb;
       if (la < eps || lb < eps || lc < eps) continue;
       r.values[static_cast<std::size_t>(row) * r.width + static_cast<std::size_t>(col)] =
-          static_cast<float>(la * a->info() + lb * b->info() + lc * c->info());
+          static_cast<float>(la * v[a->info()].z + lb * v[b->info()].z + lc * v[c->info()].z);
     }
   }
 }
@@ -190,12 +185,19 @@ Raster make_dtm(std::span<const Point> points, const Seeds& seeds, const GroundP
   DtmStats s;
   detail::Stopwatch t;
   const std::vector<Vertex> vertices = seed_vertices(points, seeds);
-  Delaunay dt;
-  Delaunay::Face_handle hint;
-  for (const Vertex& v : vertices) {
-    const auto vh = dt.insert(v.xy, hint);
-    vh->info() = v.z;
-    hint = vh->face();
+  std::vector<std::uint8_t> keep(vertices.size(), 1);
+  detail::Tin dt;
+  detail::triangulate(vertices, keep, dt);
+  if (params.object_step > 0.0) {
+    // Objects on objects (a roof above a lower roof) show once the upper one is gone.
+    const double max_size = params.gap_cell > 0.0 ? params.gap_cell : params.window;
+    for (int pass = 0; pass < kObjectPasses; ++pass) {
+      const std::uint64_t found = detail::remove_objects(vertices, dt, params.object_step, max_size,
+                                                         keep, s.object_vertices);
+      if (found == 0) break;
+      s.objects += found;
+      detail::triangulate(vertices, keep, dt);
+    }
   }
   s.vertices = dt.number_of_vertices();
   s.triangles = dt.number_of_faces();
@@ -210,7 +212,9 @@ Raster make_dtm(std::span<const Point> points, const Seeds& seeds, const GroundP
   r.y0 = e.min_y + h * params.dtm_cell;
   r.values.assign(static_cast<std::size_t>(r.width) * r.height,
                   std::numeric_limits<float>::quiet_NaN());
-  for (auto f = dt.finite_faces_begin(); f != dt.finite_faces_end(); ++f) raster_face(f, r);
+  for (auto f = dt.finite_faces_begin(); f != dt.finite_faces_end(); ++f) {
+    raster_face(f, vertices, r);
+  }
   const double reach = std::max(params.window, params.gap_cell);
   s.extended = extend_edges(r, static_cast<std::uint32_t>(std::ceil(reach / params.dtm_cell)));
   s.nodata = static_cast<std::uint64_t>(

@@ -192,7 +192,7 @@ TEST(TerrainDtm, PlaneIsReproducedAndClassified) {
     pts.push_back({x, y, static_cast<float>(plane(x, y) + (roof ? 6.0 : 0.0)), 0});
   }
   GroundParams p = cpu_params();
-  p.refine = false;  // the TIN alone is linear, so exact on a plane
+  p.refine = 0;  // the TIN alone is linear, so exact on a plane
   const terrain::GroundResult r = terrain::ground(pts, p);
   ASSERT_GT(r.dtm.width, 90u);
   std::size_t checked = 0;
@@ -223,7 +223,7 @@ TEST(TerrainDtm, PlaneIsReproducedAndClassified) {
   EXPECT_TRUE(std::isnan(terrain::dtm_height(r.dtm, -50.0, 20.0)));
   // Refined, a cell holds the mean height of its ground points: the plane at their mean
   // position, within |gradient| x half a diagonal (0.038 m) of its centre.
-  p.refine = true;
+  p.refine = 1;
   const terrain::GroundResult refined = terrain::ground(pts, p);
   EXPECT_GT(refined.dtm_stats.refined, 8000u);  // 2 points per cell: 86% hold one
   for (std::uint32_t row = 10; row < 90; ++row) {
@@ -339,6 +339,50 @@ TEST(TerrainSeeds, SyntheticSceneEqualsBruteForce) {
   p.window = 8.0;
   p.gap_cell = 12.0;
   EXPECT_TRUE(test::same_seeds(terrain::find_seeds(pts, p).indices, test::brute_seeds(pts, p)));
+}
+
+}  // namespace
+}  // namespace simlod
+
+namespace simlod {
+namespace {
+
+/// Seeds every 2 m on a plane over 100 x 100, a 12 x 12 block of them lifted by `roof` (a
+/// building's roof) and a 40 x 40 block by `plateau` (wider than B = 20).
+std::vector<Point> seeded_plane(float roof, float plateau, terrain::Seeds& seeds) {
+  std::vector<Point> pts;
+  for (int j = 0; j <= 50; ++j) {
+    for (int i = 0; i <= 50; ++i) {
+      const float x = 2.0f * i, y = 2.0f * j;
+      float z = 0.01f * x;
+      if (x >= 20 && x < 32 && y >= 20 && y < 32) z += roof;
+      if (x >= 50 && x < 90 && y >= 50 && y < 90) z += plateau;
+      seeds.indices.push_back(static_cast<std::uint32_t>(pts.size()));
+      pts.push_back({x, y, z, 0});
+    }
+  }
+  seeds.extent = {0, 0, 100, 100};
+  return pts;
+}
+
+TEST(TerrainDtm, ObjectFilterLeavesRoofsOutAndPlateausIn) {
+  if (!terrain::dtm_available()) GTEST_SKIP() << "built without CGAL";
+  terrain::Seeds seeds;
+  const std::vector<Point> pts = seeded_plane(6.0f, 8.0f, seeds);
+  GroundParams p = cpu_params();
+  terrain::DtmStats s;
+  const terrain::Raster dtm = terrain::make_dtm(pts, seeds, p, &s);
+  EXPECT_EQ(s.objects, 1u);
+  EXPECT_EQ(s.object_vertices, 36u);                              // 6 x 6 seeds on the roof
+  EXPECT_NEAR(terrain::dtm_height(dtm, 25.0, 25.0), 0.25, 1e-3);  // the plane under the roof
+  EXPECT_NEAR(terrain::dtm_height(dtm, 70.0, 70.0), 8.7, 1e-3);   // the plateau stays
+  p.object_step = 0.0;
+  const terrain::Raster all = terrain::make_dtm(pts, seeds, p, &s);
+  EXPECT_EQ(s.objects, 0u);
+  EXPECT_NEAR(terrain::dtm_height(all, 25.0, 25.0), 6.25, 1e-3);
+  p.object_step = 7.0;  // the roof's step is lower than that: it stays
+  (void)terrain::make_dtm(pts, seeds, p, &s);
+  EXPECT_EQ(s.objects, 0u);
 }
 
 }  // namespace
