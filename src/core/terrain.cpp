@@ -28,15 +28,35 @@ void check_inputs(std::span<const Point> points, std::span<const std::uint8_t> s
   }
 }
 
-std::unique_ptr<detail::SeedExecutor> make_executor(Backend backend, std::span<const Point> points,
-                                                    std::span<const std::uint8_t> skip) {
+/// Where a call's passes run: the CPU over the host span, or CUDA over one device copy of the
+/// points made for all of them.
+struct Runner {
+  Backend backend = Backend::Cpu;
+  std::span<const Point> points;
+  std::span<const std::uint8_t> skip;
+  detail::cuda::DeviceCloudPtr cloud;  // CUDA only
+  double upload_ms = 0.0;
+
+  Runner(Backend requested, std::span<const Point> p, std::span<const std::uint8_t> s)
+      : backend(resolve_backend(requested)), points(p), skip(s) {
 #if SIMLOD_HAS_CUDA
-  if (backend == Backend::Cuda) return detail::cuda::make_seed_executor(points, skip);
-#else
-  (void)backend;
+    if (backend == Backend::Cuda) cloud = detail::cuda::upload_cloud(points, skip, upload_ms);
 #endif
-  return detail::cpu::make_seed_executor(points, skip);
-}
+  }
+  [[nodiscard]] bool cuda() const { return cloud != nullptr; }
+
+  [[nodiscard]] std::unique_ptr<detail::SeedExecutor> seeds() const {
+#if SIMLOD_HAS_CUDA
+    if (cuda()) return detail::cuda::make_seed_executor(cloud);
+#endif
+    return detail::cpu::make_seed_executor(points, skip);
+  }
+  /// Ground flags against `dtm`; `ms` gets the time (device time on CUDA).
+  [[nodiscard]] std::vector<std::uint8_t> classify(const Raster& dtm, double tolerance,
+                                                   double& ms) const;
+  void ground_sums(std::span<const std::uint8_t> ground, const Raster& dtm,
+                   std::span<std::int64_t> sums, std::span<std::uint32_t> counts, double& ms) const;
+};
 
 void check_raster(const Raster& dtm, const char* what) {
   if (dtm.width == 0 || dtm.height == 0 ||
@@ -50,39 +70,48 @@ detail::RasterView view_of(const Raster& dtm) {
   return {dtm.values.data(), dtm.width, dtm.height, dtm.x0, dtm.y0, dtm.cell};
 }
 
-}  // namespace
-
-std::vector<std::uint8_t> skip_mask(const PointAttributes& attributes) {
-  const auto& cls = attributes.classification;
-  const auto& flags = attributes.classification_flags;
-  const std::size_t n = std::max(cls.size(), flags.size());
-  if (n == 0) return {};
-  std::vector<std::uint8_t> skip(n, 0);
-  for (std::size_t i = 0; i < cls.size(); ++i) skip[i] = cls[i] == 7 || cls[i] == 18;
-  for (std::size_t i = 0; i < flags.size(); ++i) skip[i] |= (flags[i] & 4) != 0;  // withheld
-  return skip;
+std::vector<std::uint8_t> Runner::classify(const Raster& dtm, double tolerance, double& ms) const {
+  std::vector<std::uint8_t> out(points.size(), 0);
+#if SIMLOD_HAS_CUDA
+  if (cuda()) {
+    detail::cuda::classify(*cloud, view_of(dtm), tolerance, out, ms);
+    return out;
+  }
+#endif
+  const detail::Stopwatch watch;
+  detail::cpu::classify(points, skip, view_of(dtm), tolerance, out);
+  ms = watch.ms();
+  return out;
 }
 
-Seeds find_seeds(std::span<const Point> points, const GroundParams& params,
-                 std::span<const std::uint8_t> skip) {
+void Runner::ground_sums(std::span<const std::uint8_t> ground, const Raster& dtm,
+                         std::span<std::int64_t> sums, std::span<std::uint32_t> counts,
+                         double& ms) const {
+#if SIMLOD_HAS_CUDA
+  if (cuda()) {
+    detail::cuda::ground_sums(*cloud, ground, view_of(dtm), sums, counts, ms);
+    return;
+  }
+#endif
   const detail::Stopwatch watch;
-  detail::check_ground_params(params);
-  check_inputs(points, skip, "find_seeds");
-  const Backend backend = resolve_backend(params.backend);
+  detail::cpu::ground_sums(points, ground, view_of(dtm), sums, counts);
+  ms = watch.ms();
+}
+
+Seeds seeds_with(const Runner& run, const GroundParams& params) {
+  const detail::Stopwatch watch;
   Seeds out;
   SeedStats& s = out.stats;
-  s.points = points.size();
-  if (points.empty()) throw InvalidInput("find_seeds: no points");
-
-  std::unique_ptr<detail::SeedExecutor> exec = make_executor(backend, points, skip);
-  s.upload_ms = exec->upload_ms();
+  s.points = run.points.size();
+  s.upload_ms = run.upload_ms;
+  std::unique_ptr<detail::SeedExecutor> exec = run.seeds();
   const detail::GroundBox box = exec->bounds(s.bounds_ms);
   if (box.first_bad != ~std::uint64_t{0}) {
-    const Point& p = points[box.first_bad];
+    const Point& p = run.points[box.first_bad];
     throw InvalidInput(fmt::format("find_seeds: point {} has a non-finite coordinate ({}, {}, {})",
                                    box.first_bad, p.x, p.y, p.z));
   }
-  s.skipped = points.size() - box.kept;
+  s.skipped = run.points.size() - box.kept;
   const detail::SeedPlan plan = detail::make_seed_plan(box, params);
   out.extent = {box.min_x, box.min_y, box.max_x, box.max_y};
   s.windows_x = plan.x.windows();
@@ -112,32 +141,57 @@ Seeds find_seeds(std::span<const Point> points, const GroundParams& params,
   return out;
 }
 
+Raster refine_with(const Runner& run, const Raster& dtm, std::span<const std::uint8_t> ground,
+                   std::uint64_t* refined, double* ms) {
+  std::vector<std::int64_t> sums(dtm.values.size(), 0);
+  std::vector<std::uint32_t> counts(dtm.values.size(), 0);
+  double sums_ms = 0.0;
+  run.ground_sums(ground, dtm, sums, counts, sums_ms);
+  Raster out = dtm;
+  std::uint64_t n = 0;
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    if (counts[c] == 0) continue;
+    out.values[c] = static_cast<float>(static_cast<double>(sums[c]) / counts[c] / 1000.0);
+    ++n;
+  }
+  if (refined != nullptr) *refined = n;
+  if (ms != nullptr) *ms = sums_ms;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> skip_mask(const PointAttributes& attributes) {
+  const auto& cls = attributes.classification;
+  const auto& flags = attributes.classification_flags;
+  const std::size_t n = std::max(cls.size(), flags.size());
+  if (n == 0) return {};
+  std::vector<std::uint8_t> skip(n, 0);
+  for (std::size_t i = 0; i < cls.size(); ++i) skip[i] = cls[i] == 7 || cls[i] == 18;
+  for (std::size_t i = 0; i < flags.size(); ++i) skip[i] |= (flags[i] & 4) != 0;  // withheld
+  return skip;
+}
+
+Seeds find_seeds(std::span<const Point> points, const GroundParams& params,
+                 std::span<const std::uint8_t> skip) {
+  const detail::Stopwatch watch;
+  detail::check_ground_params(params);
+  check_inputs(points, skip, "find_seeds");
+  if (points.empty()) throw InvalidInput("find_seeds: no points");
+  Seeds out = seeds_with(Runner(params.backend, points, skip), params);
+  out.stats.total_ms = watch.ms();
+  return out;
+}
+
 std::vector<std::uint8_t> classify(std::span<const Point> points, const Raster& dtm,
                                    const GroundParams& params, std::span<const std::uint8_t> skip,
                                    double* ms) {
   detail::check_ground_params(params);
   check_inputs(points, skip, "classify");
-  if (dtm.width == 0 || dtm.height == 0 ||
-      dtm.values.size() != static_cast<std::size_t>(dtm.width) * dtm.height) {
-    throw InvalidInput(fmt::format("classify: the DTM raster is {} x {} with {} values", dtm.width,
-                                   dtm.height, dtm.values.size()));
-  }
-  const Backend backend = resolve_backend(params.backend);
-  std::vector<std::uint8_t> out(points.size(), 0);
-  const detail::Stopwatch watch;
+  check_raster(dtm, "classify");
   double kernel_ms = 0.0;
-#if SIMLOD_HAS_CUDA
-  if (backend == Backend::Cuda) {
-    double upload_ms = 0.0;
-    detail::cuda::classify(points, skip, view_of(dtm), params.tolerance, out, kernel_ms, upload_ms);
-    if (ms != nullptr) *ms = kernel_ms;
-    return out;
-  }
-#else
-  (void)backend;
-#endif
-  detail::cpu::classify(points, skip, view_of(dtm), params.tolerance, out);
-  kernel_ms = watch.ms();
+  std::vector<std::uint8_t> out =
+      Runner(params.backend, points, skip).classify(dtm, params.tolerance, kernel_ms);
   if (ms != nullptr) *ms = kernel_ms;
   return out;
 }
@@ -151,30 +205,7 @@ Raster refine_dtm(std::span<const Point> points, const Raster& dtm,
     throw InvalidInput(
         fmt::format("refine_dtm: {} ground flags for {} points", ground.size(), points.size()));
   }
-  const Backend backend = resolve_backend(params.backend);
-  std::vector<std::int64_t> sums(dtm.values.size(), 0);
-  std::vector<std::uint32_t> counts(dtm.values.size(), 0);
-  const detail::Stopwatch watch;
-  double sums_ms = 0.0;
-#if SIMLOD_HAS_CUDA
-  if (backend == Backend::Cuda) {
-    detail::cuda::ground_sums(points, ground, view_of(dtm), sums, counts, sums_ms);
-  }
-#endif
-  if (backend != Backend::Cuda) {
-    detail::cpu::ground_sums(points, ground, view_of(dtm), sums, counts);
-    sums_ms = watch.ms();
-  }
-  Raster out = dtm;
-  std::uint64_t n = 0;
-  for (std::size_t c = 0; c < counts.size(); ++c) {
-    if (counts[c] == 0) continue;
-    out.values[c] = static_cast<float>(static_cast<double>(sums[c]) / counts[c] / 1000.0);
-    ++n;
-  }
-  if (refined != nullptr) *refined = n;
-  if (ms != nullptr) *ms = sums_ms;
-  return out;
+  return refine_with(Runner(params.backend, points, {}), dtm, ground, refined, ms);
 }
 
 double dtm_height(const Raster& dtm, double x, double y) {
@@ -183,17 +214,23 @@ double dtm_height(const Raster& dtm, double x, double y) {
 
 GroundResult ground(std::span<const Point> points, const GroundParams& params,
                     std::span<const std::uint8_t> skip) {
+  const detail::Stopwatch watch;
+  detail::check_ground_params(params);
+  check_inputs(points, skip, "ground");
+  if (points.empty()) throw InvalidInput("ground: no points");
+  const Runner run(params.backend, points, skip);  // one device copy for every pass
   GroundResult r;
-  r.seeds = find_seeds(points, params, skip);
+  r.seeds = seeds_with(run, params);
+  r.seeds.stats.total_ms = watch.ms();
   r.dtm = make_dtm(points, r.seeds, params, &r.dtm_stats);
-  r.ground = classify(points, r.dtm, params, skip, &r.classify_ms);
+  r.ground = run.classify(r.dtm, params.tolerance, r.classify_ms);
   // Each pass refines the seeds' DTM with the ground points of the pass before: the refined
   // cells let more points near them count as ground.
   const Raster tin = r.dtm;
   for (std::uint32_t pass = 0; pass < params.refine; ++pass) {
     double sums_ms = 0.0, classify_ms = 0.0;
-    r.dtm = refine_dtm(points, tin, r.ground, params, &r.dtm_stats.refined, &sums_ms);
-    r.ground = classify(points, r.dtm, params, skip, &classify_ms);
+    r.dtm = refine_with(run, tin, r.ground, &r.dtm_stats.refined, &sums_ms);
+    r.ground = run.classify(r.dtm, params.tolerance, classify_ms);
     r.refine_ms += sums_ms;
     r.classify_ms += classify_ms;
   }

@@ -91,7 +91,6 @@ struct WindowResult {
 class SeedExecutor {
  public:
   virtual ~SeedExecutor() = default;
-  [[nodiscard]] virtual double upload_ms() const { return 0.0; }
   virtual GroundBox bounds(double& ms) = 0;
   /// Count and lowest key of every index cell.
   virtual void index(const SeedPlan& plan, double& ms) = 0;

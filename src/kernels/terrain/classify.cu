@@ -34,23 +34,24 @@ __global__ void sums_kernel(const Point* points, const std::uint8_t* ground, std
 
 }  // namespace
 
-void ground_sums(std::span<const Point> points, std::span<const std::uint8_t> ground,
+void ground_sums(const DeviceCloud& cloud, std::span<const std::uint8_t> ground,
                  const RasterView& dtm, std::span<std::int64_t> sums,
                  std::span<std::uint32_t> counts, double& ms) {
   StreamHandle stream = make_stream();
   cudaStream_t s = stream.get();
-  double upload_ms = 0.0;
-  const DevicePoints d = upload_points(points, ground, s, upload_ms);
   const std::size_t cells = sums.size();
+  DeviceMemory d_ground = make_device(cloud.n + 1, "the ground flags");
   DeviceMemory d_sums = make_device(cells * sizeof(std::int64_t), "the DTM's ground sums");
   DeviceMemory d_counts = make_device(cells * sizeof(std::uint32_t), "the DTM's ground counts");
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(d_ground.get(), ground.data(), cloud.n, cudaMemcpyHostToDevice, s));
   Timer t(s);
   SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_sums.get(), 0, cells * sizeof(std::int64_t), s));
   SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_counts.get(), 0, cells * sizeof(std::uint32_t), s));
   constexpr int kBlock = 256;
-  sums_kernel<<<blocks_for(points.size(), kBlock), kBlock, 0, s>>>(
-      d.points(), d.skip(), points.size(), dtm, static_cast<unsigned long long*>(d_sums.get()),
-      static_cast<unsigned*>(d_counts.get()));
+  sums_kernel<<<blocks_for(cloud.n, kBlock), kBlock, 0, s>>>(
+      cloud.d.points(), static_cast<const std::uint8_t*>(d_ground.get()), cloud.n, dtm,
+      static_cast<unsigned long long*>(d_sums.get()), static_cast<unsigned*>(d_counts.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("sums_kernel");
   ms = t.stop();
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_sums.get(), cells * sizeof(std::int64_t),
@@ -60,28 +61,25 @@ void ground_sums(std::span<const Point> points, std::span<const std::uint8_t> gr
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-void classify(std::span<const Point> points, std::span<const std::uint8_t> skip,
-              const RasterView& dtm, double tolerance, std::span<std::uint8_t> out, double& ms,
-              double& upload_ms) {
+void classify(const DeviceCloud& cloud, const RasterView& dtm, double tolerance,
+              std::span<std::uint8_t> out, double& ms) {
   StreamHandle stream = make_stream();
   cudaStream_t s = stream.get();
-  const DevicePoints d = upload_points(points, skip, s, upload_ms);
   const std::size_t cells = static_cast<std::size_t>(dtm.width) * dtm.height;
   DeviceMemory values = make_device(cells * sizeof(float), "the DTM raster");
-  DeviceMemory flags = make_device(points.size() + 1, "the ground flags");
+  DeviceMemory flags = make_device(cloud.n + 1, "the ground flags");
   SIMLOD_CUDA_CHECK(
       cudaMemcpyAsync(values.get(), dtm.values, cells * sizeof(float), cudaMemcpyHostToDevice, s));
   RasterView view = dtm;
   view.values = static_cast<const float*>(values.get());
   Timer t(s);
   constexpr int kBlock = 256;
-  classify_kernel<<<blocks_for(points.size(), kBlock), kBlock, 0, s>>>(
-      d.points(), d.skip(), points.size(), view, tolerance,
+  classify_kernel<<<blocks_for(cloud.n, kBlock), kBlock, 0, s>>>(
+      cloud.d.points(), cloud.d.skip(), cloud.n, view, tolerance,
       static_cast<std::uint8_t*>(flags.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("classify_kernel");
   ms = t.stop();
-  SIMLOD_CUDA_CHECK(
-      cudaMemcpyAsync(out.data(), flags.get(), points.size(), cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(out.data(), flags.get(), cloud.n, cudaMemcpyDeviceToHost, s));
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "kernels/common/cuda_resources.cuh"
+#include "kernels/terrain/terrain_entry.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cuda {
@@ -62,5 +63,11 @@ inline DevicePoints upload_points(std::span<const Point> points, std::span<const
   ms = t.stop();
   return d;
 }
+
+/// What kernels/terrain/terrain_entry.hpp hands out as DeviceCloudPtr.
+struct DeviceCloud {
+  DevicePoints d;
+  std::uint64_t n = 0;
+};
 
 }  // namespace simlod::detail::cuda

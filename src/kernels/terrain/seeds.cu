@@ -229,12 +229,8 @@ struct DeviceAxis {
 
 class CudaSeeds final : public SeedExecutor {
  public:
-  CudaSeeds(std::span<const Point> points, std::span<const std::uint8_t> skip)
-      : n_(points.size()),
-        stream_(make_stream()),
-        points_(upload_points(points, skip, stream_.get(), upload_ms_)) {}
-
-  [[nodiscard]] double upload_ms() const override { return upload_ms_; }
+  explicit CudaSeeds(DeviceCloudPtr cloud)
+      : cloud_(std::move(cloud)), points_(cloud_->d), n_(cloud_->n), stream_(make_stream()) {}
 
   GroundBox bounds(double& ms) override {
     Timer t(stream_.get());
@@ -364,10 +360,10 @@ class CudaSeeds final : public SeedExecutor {
   [[nodiscard]] cudaStream_t s() const { return stream_.get(); }
   [[nodiscard]] const std::uint8_t* outlier_ptr() const { return as<std::uint8_t>(outlier_); }
 
+  DeviceCloudPtr cloud_;
+  const DevicePoints& points_;
   std::uint64_t n_;
   StreamHandle stream_;
-  double upload_ms_ = 0.0;
-  DevicePoints points_;
   std::unique_ptr<DeviceAxis> ax_, ay_;
   std::uint64_t cells_ = 0;
   DeviceMemory count_, lowest_, outlier_;
@@ -375,9 +371,17 @@ class CudaSeeds final : public SeedExecutor {
 
 }  // namespace
 
-std::unique_ptr<SeedExecutor> make_seed_executor(std::span<const Point> points,
-                                                 std::span<const std::uint8_t> skip) {
-  return std::make_unique<CudaSeeds>(points, skip);
+DeviceCloudPtr upload_cloud(std::span<const Point> points, std::span<const std::uint8_t> skip,
+                            double& upload_ms) {
+  StreamHandle stream = make_stream();
+  auto cloud = std::make_shared<DeviceCloud>();
+  cloud->d = upload_points(points, skip, stream.get(), upload_ms);
+  cloud->n = points.size();
+  return cloud;
+}
+
+std::unique_ptr<SeedExecutor> make_seed_executor(DeviceCloudPtr cloud) {
+  return std::make_unique<CudaSeeds>(std::move(cloud));
 }
 
 }  // namespace simlod::detail::cuda

@@ -1,5 +1,6 @@
 // The CUDA executors of ground classification (core/terrain.cpp calls them in builds with
-// CUDA): plain C++ declarations over host spans.
+// CUDA): plain C++ declarations over host spans and an opaque handle of the points on the
+// device, copied there once for all the passes of a call.
 #pragma once
 
 #include <cstdint>
@@ -11,20 +12,27 @@
 
 namespace simlod::detail::cuda {
 
-/// Copies the points (and the skip mask) to the current device; the phases then run there.
-/// Throws CapacityError when the device has no room, CudaError on other failures.
-[[nodiscard]] std::unique_ptr<SeedExecutor> make_seed_executor(std::span<const Point> points,
-                                                               std::span<const std::uint8_t> skip);
+/// Points and their skip mask on the current device (kernels/terrain/device_points.cuh).
+struct DeviceCloud;
+using DeviceCloudPtr = std::shared_ptr<const DeviceCloud>;
 
-/// The classifier on the device (points copied there); `ms` gets the kernel's device time and
-/// `upload_ms` the copies'.
-void classify(std::span<const Point> points, std::span<const std::uint8_t> skip,
-              const RasterView& dtm, double tolerance, std::span<std::uint8_t> out, double& ms,
-              double& upload_ms);
+/// Copies `points` and `skip` (may be empty) to the current device; `upload_ms` gets the
+/// copies' device time. Throws CapacityError when the device has no room, CudaError on other
+/// failures.
+[[nodiscard]] DeviceCloudPtr upload_cloud(std::span<const Point> points,
+                                          std::span<const std::uint8_t> skip, double& upload_ms);
 
-/// The ground sums of the DTM's refinement on the device (cpu::ground_sums' contract); `ms`
-/// gets the kernel's device time.
-void ground_sums(std::span<const Point> points, std::span<const std::uint8_t> ground,
+/// The seed search's phases over the cloud's points.
+[[nodiscard]] std::unique_ptr<SeedExecutor> make_seed_executor(DeviceCloudPtr cloud);
+
+/// The classifier on the device: out[i] for every point of the cloud; `ms` gets the kernel's
+/// device time.
+void classify(const DeviceCloud& cloud, const RasterView& dtm, double tolerance,
+              std::span<std::uint8_t> out, double& ms);
+
+/// The ground sums of the DTM's refinement on the device (cpu::ground_sums' contract; the
+/// flags are copied there); `ms` gets the kernel's device time.
+void ground_sums(const DeviceCloud& cloud, std::span<const std::uint8_t> ground,
                  const RasterView& dtm, std::span<std::int64_t> sums,
                  std::span<std::uint32_t> counts, double& ms);
 
