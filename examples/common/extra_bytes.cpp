@@ -32,9 +32,12 @@ bool add_extra_bytes_field(LasVlr& vlr, std::string_view name, std::uint8_t type
   vlr.data.resize(at + kFieldBytes, std::byte{0});
   std::byte* d = vlr.data.data() + at;
   d[kTypeAt] = std::byte{type};
-  std::memcpy(d + kNameAt, name.data(), std::min<std::size_t>(name.size(), 32));
-  std::memcpy(d + kDescriptionAt, description.data(),
-              std::min<std::size_t>(description.size(), 32));
+  // An empty view may hold a null pointer, which memcpy must not get even for 0 bytes.
+  if (!name.empty()) std::memcpy(d + kNameAt, name.data(), std::min<std::size_t>(name.size(), 32));
+  if (!description.empty()) {
+    std::memcpy(d + kDescriptionAt, description.data(),
+                std::min<std::size_t>(description.size(), 32));
+  }
   if (no_data) {
     d[kOptionsAt] = std::byte{1};                           // no_data_bit
     std::memcpy(d + kNoDataAt, &*no_data, sizeof(double));  // floating types: a double
