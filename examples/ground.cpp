@@ -62,16 +62,21 @@ bool is_las(const simlod::FileInfo& i) {
 Loaded load(const Options& opt) {
   Loaded l;
   l.info = simlod::read_info(opt.in);
+  // LAS/LAZ: the records in the same pass as the points (the classes and flags come from them);
+  // other formats: the class and flag attributes where the file has them.
   simlod::ReaderOptions ro;
-  for (auto a : {simlod::Attribute::Classification, simlod::Attribute::ClassificationFlags}) {
-    if (simlod::has_attribute(l.info.attributes, a)) ro.attributes |= simlod::attribute_bit(a);
+  if (!is_las(l.info)) {
+    for (auto a : {simlod::Attribute::Classification, simlod::Attribute::ClassificationFlags}) {
+      if (simlod::has_attribute(l.info.attributes, a)) ro.attributes |= simlod::attribute_bit(a);
+    }
   }
   auto reader = simlod::open_reader(opt.in, ro);
   l.info = reader->info();
   const std::uint64_t n = l.info.point_count;
+  const std::size_t length = l.info.record_length;
   l.points.resize(n);
   if (is_las(l.info)) {
-    l.records.resize(n * l.info.record_length);
+    l.records.resize(n * length);
     l.metadata = simlod::read_las_metadata(opt.in);
   }
   l.attributes.resize(ro.attributes, n);
@@ -83,7 +88,9 @@ Loaded load(const Options& opt) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, n - done));
     const std::span<simlod::Point> out = std::span(l.points).subspan(done, want);
     std::size_t got = 0;
-    if (ro.attributes != 0) {
+    if (is_las(l.info)) {
+      got = reader->read(out, std::span(l.records).subspan(done * length, want * length));
+    } else if (ro.attributes != 0) {
       got = reader->read(out, part);
       std::copy_n(part.classification.begin(), part.classification.size() ? got : 0,
                   l.attributes.classification.begin() + done);
@@ -101,16 +108,12 @@ Loaded load(const Options& opt) {
         fmt::format("{}: {} points read of the {} the header announces", opt.in.string(), done, n));
   }
   if (is_las(l.info)) {
-    // Records come from a second reader: PointReader returns either attributes or records.
-    auto again = simlod::open_reader(opt.in);
-    std::vector<simlod::Point> scratch(kBatch);
-    for (std::uint64_t at = 0; at < n;) {
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, n - at));
-      const std::size_t got = again->read(
-          std::span(scratch).first(want),
-          std::span(l.records).subspan(at * l.info.record_length, want * l.info.record_length));
-      if (got == 0) break;
-      at += got;
+    l.attributes.classification.resize(n);
+    l.attributes.classification_flags.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::byte* r = l.records.data() + i * length;
+      l.attributes.classification[i] = ex::get_class(r, l.info.point_format);
+      l.attributes.classification_flags[i] = ex::get_class_flags(r, l.info.point_format);
     }
   }
   return l;

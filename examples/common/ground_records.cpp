@@ -25,6 +25,11 @@ std::uint8_t get_class(const std::byte* record, int format) {
                      : static_cast<std::uint8_t>(record[16]);
 }
 
+std::uint8_t get_class_flags(const std::byte* record, int format) {
+  const auto b = static_cast<unsigned>(record[15]);
+  return static_cast<std::uint8_t>(format <= 5 ? b >> 5 : b & 0x0Fu);
+}
+
 std::uint8_t new_class(bool skipped, bool ground, std::uint8_t old, bool keep) {
   if (skipped) return old;
   if (ground) return 2;

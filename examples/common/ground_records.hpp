@@ -17,6 +17,9 @@ namespace simlod::examples {
 /// byte).
 [[nodiscard]] std::uint8_t get_class(const std::byte* record, int format);
 void set_class(std::byte* record, int format, std::uint8_t cls);
+/// Its classification flags as PointAttributes holds them: bit 0 synthetic, 1 key-point,
+/// 2 withheld, 3 overlap (formats 6-10 only).
+[[nodiscard]] std::uint8_t get_class_flags(const std::byte* record, int format);
 
 /// The new class of a point: skipped (noise, withheld) points keep theirs; ground 2; the rest
 /// 1, or with `keep` their own class where it says more than "unclassified / ground" (> 2).

@@ -26,9 +26,12 @@ TEST(GroundRecords, ClassFieldsOfBothFormatFamilies) {
   set_class(r, 1, 2);
   EXPECT_EQ(static_cast<unsigned>(r[15]), 0xE2u);
   EXPECT_EQ(get_class(r, 1), 2);
+  EXPECT_EQ(get_class_flags(r, 1), 7);  // synthetic, key-point, withheld
   set_class(r, 6, 18);
   EXPECT_EQ(static_cast<unsigned>(r[16]), 18u);
   EXPECT_EQ(get_class(r, 6), 18);
+  r[15] = std::byte{0x34};  // formats 6-10: withheld in the low nibble, channel above it
+  EXPECT_EQ(get_class_flags(r, 6), 4);
 }
 
 TEST(GroundRecords, DescribedExtraBytes) {
