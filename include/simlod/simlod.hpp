@@ -15,6 +15,7 @@
 #include "simlod/io.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/point.hpp"
+#include "simlod/rank_bitmap.hpp"
 #include "simlod/render.hpp"
 #include "simlod/stream.hpp"
 #include "simlod/synth.hpp"

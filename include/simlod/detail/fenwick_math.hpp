@@ -105,6 +105,56 @@ SIMLOD_HD void fenwick_locate(const FenwickLayout& l, const std::uint64_t* k, st
   bit = l.first_word[combo] * 32 + pos * width;
 }
 
+SIMLOD_HD std::uint32_t fenwick_trailing_zeros(std::uint64_t k) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__ffsll(static_cast<long long>(k)) - 1);
+#else
+  return static_cast<std::uint32_t>(std::countr_zero(k));
+#endif
+}
+
+/// Entry p of level t of a one-dimensional tree of b-bit elements whose block table is
+/// `first_word` (the entry is b + t bits wide; it ends at element p 2^(t+1) + 2^t - 1). Reads
+/// two words, a third only when the entry reaches into it.
+SIMLOD_HD std::uint64_t fenwick_entry_1d(const std::uint32_t* words,
+                                         const std::uint64_t* first_word, std::uint32_t bits,
+                                         std::uint32_t t, std::uint64_t p) {
+  const std::uint32_t width = bits + t;
+  const std::uint64_t bit = first_word[t] * 32 + p * width;
+  const std::uint64_t w = bit >> 5;
+  const std::uint32_t off = static_cast<std::uint32_t>(bit & 31u);
+  std::uint64_t v = (std::uint64_t{words[w]} | (std::uint64_t{words[w + 1]} << 32)) >> off;
+  if (off + width > 64) v |= std::uint64_t{words[w + 2]} << (64 - off);
+  return width >= 64 ? v : v & ((std::uint64_t{1} << width) - 1);
+}
+
+/// Elements 0 .. k - 1 of a one-dimensional tree: for every set bit t of k, entry k >> (t + 1)
+/// of level t (the classic loop's entries i - 1, i = k, k & (k - 1), ...: no entry depends on
+/// another, so their loads can all be in flight at once).
+SIMLOD_HD std::uint64_t fenwick_prefix_1d(const std::uint32_t* words,
+                                          const std::uint64_t* first_word, std::uint32_t bits,
+                                          std::uint64_t k) {
+  std::uint64_t sum = 0;
+  for (std::uint64_t m = k; m != 0; m &= m - 1) {
+    const std::uint32_t t = fenwick_trailing_zeros(m);
+    sum += fenwick_entry_1d(words, first_word, bits, t, k >> (t + 1));
+  }
+  return sum;
+}
+
+/// Element k of a one-dimensional tree: its entry (level t, the trailing ones of k) less the
+/// entries it sums besides element k, k - 2^j for j < t, which lie on level j at k >> (j + 1).
+SIMLOD_HD std::uint64_t fenwick_value_1d(const std::uint32_t* words,
+                                         const std::uint64_t* first_word, std::uint32_t bits,
+                                         std::uint64_t k) {
+  const std::uint32_t t = fenwick_trailing_ones(k);
+  std::uint64_t a = fenwick_entry_1d(words, first_word, bits, t, k >> (t + 1));
+  for (std::uint32_t j = 0; j < t; ++j) {
+    a -= fenwick_entry_1d(words, first_word, bits, j, k >> (j + 1));
+  }
+  return a;
+}
+
 /// Entry k: the sum of the box it covers.
 SIMLOD_HD std::uint64_t fenwick_entry(const std::uint32_t* words, const FenwickLayout& l,
                                       const std::uint64_t* k) {
@@ -131,11 +181,7 @@ SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const Fenwick
                                        const std::uint64_t* k) {
   std::uint64_t sum = 0;
   if (l.dims == 1) {  // measured: the general loops cost rank queries a third of their rate
-    for (std::uint64_t i = k[0]; i > 0; i &= i - 1) {
-      const std::uint64_t key[3] = {i - 1, 0, 0};
-      sum += fenwick_entry(words, l, key);
-    }
-    return sum;
+    return fenwick_prefix_1d(words, l.first_word, l.bits, k[0]);
   }
   const std::uint64_t k1_end = l.dims > 1 ? k[1] : 1, k2_end = l.dims > 2 ? k[2] : 1;
   // An entry k - 1 covers (k - 1) & k .. k - 1: the rest of the prefix is (k - 1) & k long.
@@ -161,15 +207,7 @@ SIMLOD_HD std::uint64_t fenwick_prefix(const std::uint32_t* words, const Fenwick
 /// multiplied out over the axes (about 2^d entries on average).
 SIMLOD_HD std::uint64_t fenwick_value(const std::uint32_t* words, const FenwickLayout& l,
                                       const std::uint64_t* k) {
-  if (l.dims == 1) {  // no term lists: the common case stays in registers
-    std::uint64_t a = fenwick_entry(words, l, k);
-    const std::uint64_t low = k[0] & (k[0] + 1);
-    for (std::uint64_t j = k[0]; j > low; j &= j - 1) {
-      const std::uint64_t at[3] = {j - 1, 0, 0};
-      a -= fenwick_entry(words, l, at);
-    }
-    return a;
-  }
+  if (l.dims == 1) return fenwick_value_1d(words, l.first_word, l.bits, k[0]);
   // Terms along each axis: ka itself (+), then j - 1 for j = ka, ka & (ka - 1), ... > low (-).
   std::uint64_t key[3][kFenwickMaxLevels + 1] = {};
   std::uint32_t count[3] = {1, 1, 1};

@@ -1,13 +1,13 @@
-// FenwickIndex on CUDA (kernels/fenwick/fenwick_entry.hpp). The build computes the 64-bit
-// prefix sums P of the values (CUB's exclusive sum in one dimension; scans along each axis in
-// two and three), then every output word is written by one thread, which computes the entries
-// overlapping it from P by inclusion and exclusion: no atomics, and the same bits as the CPU
-// build.
-#include <cub/device/device_scan.cuh>
-
+// FenwickIndex on CUDA (kernels/fenwick/fenwick_entry.hpp). One dimension takes the fast
+// paths of kernels/fenwick/fenwick_1d.cuh. In two and three dimensions the build computes the
+// 64-bit prefix sums P of the values (scans along each axis), then every output word is written
+// by one thread, which computes the entries overlapping it from P by inclusion and exclusion:
+// no atomics, and the same bits as the CPU build.
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
+#include "kernels/fenwick/fenwick_1d.cuh"
 #include "kernels/fenwick/fenwick_entry.hpp"
 
 namespace simlod::detail::cuda {
@@ -79,20 +79,14 @@ __global__ void pack_kernel(const std::uint64_t* p, PrefixShape s, FenwickLayout
     const std::uint64_t hi_bit = lo_bit + 32;
     std::uint32_t out = 0;
     for (std::uint64_t pos = lo_bit / width; pos < entries && pos * width < hi_bit; ++pos) {
-      std::uint64_t value = 0;
-      if (l.dims == 1) {  // no divisions: the entry ends at k = pos * 2^(t+1) + 2^t - 1
-        const std::uint64_t end = ((pos << (t[0] + 1)) | ((std::uint64_t{1} << t[0]) - 1)) + 1;
-        value = p[end] - p[end - (std::uint64_t{1} << t[0])];
-      } else {
-        const std::uint64_t pa[3] = {pos % e[0], (pos / e[0]) % e[1], pos / (e[0] * e[1])};
-        std::uint64_t lo[3], hi[3];
-        for (std::uint32_t a = 0; a < 3; ++a) {
-          const std::uint64_t k = (pa[a] << (t[a] + 1)) | ((std::uint64_t{1} << t[a]) - 1);
-          hi[a] = k + 1;
-          lo[a] = k + 1 - (std::uint64_t{1} << t[a]);
-        }
-        value = box_from_prefix(p, s, l.dims, lo, hi);
+      const std::uint64_t pa[3] = {pos % e[0], (pos / e[0]) % e[1], pos / (e[0] * e[1])};
+      std::uint64_t lo[3], hi[3];
+      for (std::uint32_t a = 0; a < 3; ++a) {
+        const std::uint64_t k = (pa[a] << (t[a] + 1)) | ((std::uint64_t{1} << t[a]) - 1);
+        hi[a] = k + 1;
+        lo[a] = k + 1 - (std::uint64_t{1} << t[a]);
       }
+      const std::uint64_t value = box_from_prefix(p, s, l.dims, lo, hi);
       const std::int64_t shift =
           static_cast<std::int64_t>(pos * width) - static_cast<std::int64_t>(lo_bit);
       out |= shift >= 0 ? static_cast<std::uint32_t>(value << shift)
@@ -150,13 +144,6 @@ __global__ void first_wide_kernel(const std::uint32_t* values, std::uint64_t n, 
   }
 }
 
-__global__ void widen_1d_kernel(const std::uint32_t* values, std::uint64_t n, std::uint64_t* out) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::uint64_t{gridDim.x} * blockDim.x) {
-    out[i] = values[i];
-  }
-}
-
 __device__ std::uint64_t box_query(const std::uint32_t* words, const FenwickLayout& l,
                                    const std::uint64_t* lo, const std::uint64_t* hi) {
   return fenwick_box(l.dims, lo, hi,
@@ -169,8 +156,8 @@ __global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
        i += std::size_t{gridDim.x} * blockDim.x) {
     switch (kind) {
-      case FenwickQuery::Prefix1: out[i] = fenwick_prefix(words, l, coords[i]); break;
-      case FenwickQuery::Value1: out[i] = fenwick_value(words, l, coords[i]); break;
+      case FenwickQuery::Prefix1:
+      case FenwickQuery::Value1: break;  // fenwick_keys_1d
       case FenwickQuery::Prefix: out[i] = fenwick_prefix(words, l, coords + 3 * i); break;
       case FenwickQuery::Value: out[i] = fenwick_value(words, l, coords + 3 * i); break;
       case FenwickQuery::Box:
@@ -183,10 +170,6 @@ __global__ void query_kernel(const std::uint32_t* words, FenwickLayout l,
 __global__ void values_kernel(const std::uint32_t* words, FenwickLayout l, std::uint32_t* out) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < l.total;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
-    if (l.dims == 1) {  // no divisions
-      out[i] = static_cast<std::uint32_t>(fenwick_value(words, l, i));
-      continue;
-    }
     const std::uint64_t k[3] = {i % l.n[0], (i / l.n[0]) % l.n[1], i / (l.n[0] * l.n[1])};
     out[i] = static_cast<std::uint32_t>(fenwick_value(words, l, k));
   }
@@ -201,20 +184,6 @@ __global__ void add_kernel(std::uint32_t* words, FenwickLayout l, std::uint64_t 
 /// Blocks of a grid-stride pass over n items (enough to fill the device, no more).
 unsigned grid_for(std::uint64_t n) { return blocks_for(n, kBlock, kMaxBlocks); }
 
-/// Device time of the work queued on the default stream between its construction and ms().
-class KernelTimer {
- public:
-  KernelTimer() { SIMLOD_CUDA_CHECK(cudaEventRecord(start_.get())); }
-  double ms() {
-    SIMLOD_CUDA_CHECK(cudaEventRecord(stop_.get()));
-    SIMLOD_CUDA_CHECK(cudaEventSynchronize(stop_.get()));
-    return elapsed_ms(start_.get(), stop_.get());
-  }
-
- private:
-  EventHandle start_ = make_event(), stop_ = make_event();
-};
-
 }  // namespace
 
 std::uint64_t* fenwick_upload_table(const std::vector<std::uint64_t>& table) {
@@ -224,27 +193,24 @@ std::uint64_t* fenwick_upload_table(const std::vector<std::uint64_t>& table) {
   return static_cast<std::uint64_t*>(d.release());
 }
 
-void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLayout& l,
-                    std::uint64_t& first_bad, double& ms) {
+namespace {
+
+/// The block table, read back from the device (fenwick_combos(l) + 1 entries).
+std::vector<std::uint64_t> host_table(const FenwickLayout& l) {
+  std::vector<std::uint64_t> table(fenwick_combos(l) + 1);
+  SIMLOD_CUDA_CHECK(cudaMemcpy(table.data(), l.first_word, table.size() * sizeof(std::uint64_t),
+                               cudaMemcpyDeviceToHost));
+  return table;
+}
+
+/// The 2D/3D build into `words`: check, prefix sums, pack. False when a value is too wide
+/// (`first_bad` names it).
+bool build_nd(const std::uint32_t* d_values, const FenwickLayout& l, std::uint32_t* words,
+              std::uint64_t words_total, std::uint64_t& first_bad, double& ms) {
   const std::uint64_t n = l.total;
-  DeviceMemory staged;
-  const std::uint32_t* d_values = values;
-  if (!on_device) {
-    staged = make_device(n * sizeof(std::uint32_t), "the Fenwick tree's input");
-    SIMLOD_CUDA_CHECK(
-        cudaMemcpy(staged.get(), values, n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-    d_values = static_cast<const std::uint32_t*>(staged.get());
-  }
-  first_bad = ~std::uint64_t{0};
-  // Allocated before the timed part: the prefix sums, the scan's scratch and the tree.
   const PrefixShape s = shape_of(l);
   DeviceMemory prefix = make_device(s.size() * sizeof(std::uint64_t), "the Fenwick prefix sums");
   auto* d_p = static_cast<std::uint64_t*>(prefix.get());
-  std::size_t temp_bytes = 0;
-  if (l.dims == 1) {
-    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_p, d_p, n + 1));
-  }
-  DeviceMemory temp = make_device(std::max<std::size_t>(temp_bytes, 1), "the Fenwick scan");
   DeviceMemory first = make_device(sizeof(unsigned long long), "the Fenwick check");
   KernelTimer timer;
   if (l.bits < 32) {
@@ -256,35 +222,63 @@ void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLa
     SIMLOD_CUDA_CHECK(cudaMemcpy(&host, d_first, sizeof(host), cudaMemcpyDeviceToHost));
     if (host != ~0ull) {
       first_bad = host;
-      return nullptr;
+      return false;
     }
   }
-  if (l.dims == 1) {
-    // p[0] = 0, p[i] = values 0 .. i - 1.
-    widen_1d_kernel<<<grid_for(n), kBlock>>>(d_values, n, d_p);
-    SIMLOD_CUDA_CHECK_LAUNCH("widen_1d_kernel");
-    SIMLOD_CUDA_CHECK(cudaMemset(d_p + n, 0, sizeof(std::uint64_t)));
-    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, d_p, d_p, n + 1));
-  } else {
-    SIMLOD_CUDA_CHECK(cudaMemset(d_p, 0, s.size() * sizeof(std::uint64_t)));
-    widen_kernel<<<grid_for(n), kBlock>>>(d_values, l, s, d_p);
-    SIMLOD_CUDA_CHECK_LAUNCH("widen_kernel");
-    for (std::uint32_t a = 0; a < l.dims; ++a) {
-      scan_lines_kernel<<<grid_for(s.size() / s.m[a]), kBlock>>>(d_p, s, a);
-      SIMLOD_CUDA_CHECK_LAUNCH("scan_lines_kernel");
-    }
+  SIMLOD_CUDA_CHECK(cudaMemset(d_p, 0, s.size() * sizeof(std::uint64_t)));
+  widen_kernel<<<grid_for(n), kBlock>>>(d_values, l, s, d_p);
+  SIMLOD_CUDA_CHECK_LAUNCH("widen_kernel");
+  for (std::uint32_t a = 0; a < l.dims; ++a) {
+    scan_lines_kernel<<<grid_for(s.size() / s.m[a]), kBlock>>>(d_p, s, a);
+    SIMLOD_CUDA_CHECK_LAUNCH("scan_lines_kernel");
   }
-  // The table's last entry (the data words) lives on the device: read it back.
-  std::uint64_t data_words = 0;
-  SIMLOD_CUDA_CHECK(cudaMemcpy(&data_words, l.first_word + fenwick_combos(l), sizeof(data_words),
-                               cudaMemcpyDeviceToHost));
-  const std::uint64_t words_total = data_words + kFenwickPadWords;
-  DeviceMemory words = make_device(words_total * sizeof(std::uint32_t), "the Fenwick tree");
-  pack_kernel<<<grid_for(words_total), kBlock>>>(
-      d_p, s, l, static_cast<std::uint32_t*>(words.get()), words_total);
+  pack_kernel<<<grid_for(words_total), kBlock>>>(d_p, s, l, words, words_total);
   SIMLOD_CUDA_CHECK_LAUNCH("pack_kernel");
   ms = timer.ms();
-  return words.release();
+  return true;
+}
+
+/// The 1D build into `words` (fenwick_build_1d): one pass over the values, the check with it.
+bool build_1d(const std::uint32_t* d_values, const FenwickLayout& l,
+              const std::vector<std::uint64_t>& table, std::uint32_t* words,
+              std::uint64_t words_total, std::uint64_t& first_bad, double& ms) {
+  DeviceMemory sums =
+      make_device(fenwick_tile_scratch(l.total) * sizeof(std::uint64_t), "the Fenwick tile sums");
+  DeviceMemory first = make_device(sizeof(unsigned long long), "the Fenwick check");
+  auto* d_first = static_cast<unsigned long long*>(first.get());
+  KernelTimer timer;
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(words, 0, words_total * sizeof(std::uint32_t)));
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_first, 0xFF, sizeof(unsigned long long)));
+  fenwick_build_1d(d_values, l, table.data(), words, d_first,
+                   static_cast<std::uint64_t*>(sums.get()));
+  ms = timer.ms();
+  unsigned long long host = 0;
+  SIMLOD_CUDA_CHECK(cudaMemcpy(&host, d_first, sizeof(host), cudaMemcpyDeviceToHost));
+  first_bad = host;
+  return host == ~0ull;
+}
+
+}  // namespace
+
+void* fenwick_build(const std::uint32_t* values, bool on_device, const FenwickLayout& l,
+                    std::uint64_t& first_bad, double& ms) {
+  DeviceMemory staged;
+  const std::uint32_t* d_values = values;
+  if (!on_device) {
+    staged = make_device(l.total * sizeof(std::uint32_t), "the Fenwick tree's input");
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpy(staged.get(), values, l.total * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    d_values = static_cast<const std::uint32_t*>(staged.get());
+  }
+  first_bad = ~std::uint64_t{0};
+  const std::vector<std::uint64_t> table = host_table(l);
+  // Whole 16-byte blocks: the one-dimensional queries load an entry's aligned 16 bytes.
+  const std::uint64_t words_total = (table.back() + kFenwickPadWords + 3) / 4 * 4;
+  DeviceMemory words = make_device(words_total * sizeof(std::uint32_t), "the Fenwick tree");
+  auto* d_words = static_cast<std::uint32_t*>(words.get());
+  const bool ok = l.dims == 1 ? build_1d(d_values, l, table, d_words, words_total, first_bad, ms)
+                              : build_nd(d_values, l, d_words, words_total, first_bad, ms);
+  return ok ? words.release() : nullptr;
 }
 
 void fenwick_free(void* p) noexcept { (void)cudaFree(p); }
@@ -299,12 +293,18 @@ void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_
   DeviceMemory results = make_device(n * sizeof(std::uint64_t), "Fenwick query results");
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(keys.get(), coords, n * per * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
-  KernelTimer timer;
-  query_kernel<<<grid_for(n), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
-                                        static_cast<const std::uint64_t*>(keys.get()),
-                                        static_cast<std::uint64_t*>(results.get()), n, kind);
-  SIMLOD_CUDA_CHECK_LAUNCH("query_kernel");
-  ms = timer.ms();
+  if (kind == FenwickQuery::Prefix1 || kind == FenwickQuery::Value1) {
+    fenwick_keys_1d(
+        static_cast<const std::uint32_t*>(words), l, static_cast<const std::uint64_t*>(keys.get()),
+        static_cast<std::uint64_t*>(results.get()), n, kind == FenwickQuery::Prefix1, ms);
+  } else {
+    KernelTimer timer;
+    query_kernel<<<grid_for(n), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
+                                          static_cast<const std::uint64_t*>(keys.get()),
+                                          static_cast<std::uint64_t*>(results.get()), n, kind);
+    SIMLOD_CUDA_CHECK_LAUNCH("query_kernel");
+    ms = timer.ms();
+  }
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(out, results.get(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
 }
@@ -312,9 +312,14 @@ void fenwick_query(const void* words, const FenwickLayout& l, const std::uint64_
 void fenwick_values(const void* words, const FenwickLayout& l, std::uint32_t* out, double& ms) {
   DeviceMemory results = make_device(l.total * sizeof(std::uint32_t), "Fenwick values");
   KernelTimer timer;
-  values_kernel<<<grid_for(l.total), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
-                                               static_cast<std::uint32_t*>(results.get()));
-  SIMLOD_CUDA_CHECK_LAUNCH("values_kernel");
+  if (l.dims == 1) {
+    fenwick_values_1d(static_cast<const std::uint32_t*>(words), l,
+                      static_cast<std::uint32_t*>(results.get()));
+  } else {
+    values_kernel<<<grid_for(l.total), kBlock>>>(static_cast<const std::uint32_t*>(words), l,
+                                                 static_cast<std::uint32_t*>(results.get()));
+    SIMLOD_CUDA_CHECK_LAUNCH("values_kernel");
+  }
   ms = timer.ms();
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(out, results.get(), l.total * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
