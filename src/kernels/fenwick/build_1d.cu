@@ -1,17 +1,19 @@
 // The one-dimensional CUDA build in one pass over the values (kernels/fenwick/fenwick_1d.cuh).
 //
-// A block takes a tile of 2048 aligned elements (8 consecutive ones per thread). Every entry
-// of levels 0 .. 10 ends in one tile and sums elements of that tile only, so the block computes
-// them from the thread's own running sums (levels 0-2) and a block scan of the thread totals
-// (levels 3-10), ORs them into a shared-memory copy of the words its entries span, and writes
+// A block takes a tile of 4096 aligned elements (16 consecutive ones per thread). Every entry
+// of levels 0 .. 11 ends in one tile and sums elements of that tile only, so the block computes
+// them from the thread's own running sums (levels 0-3) and a block scan of the thread totals
+// (levels 4-11), ORs them into a shared-memory copy of the words its entries span, and writes
 // those words out: plain stores for words that only its entries touch, atomicOr for the two
-// words at each end that neighbouring tiles share (the words were zeroed before). Levels 11
-// and above are the Fenwick tree of the tiles' sums (entry i of level 11 + t covers tiles
+// words at each end that neighbouring tiles share (the words were zeroed before). Levels 12
+// and above are the Fenwick tree of the tiles' sums (entry i of level 12 + t covers tiles
 // (i 2^(t+1) + 2^t - 1) - 2^t + 1 .. i 2^(t+1) + 2^t - 1), so the same kernel builds them from
-// the sums in a second pass over n / 2048 inputs, a third over n / 2^22, and so on: the values
-// are read once. The width check rides on the first pass.
+// the sums in a second pass over n / 4096 inputs, a third over n / 2^24, and so on: the values
+// are read once. The width check rides on the first pass. (Tiles of 2048 took 0.63 ms for 2^28
+// values; the work per tile, not memory, bounds the kernel, so larger tiles share it out.)
 #include <algorithm>
 #include <cub/block/block_scan.cuh>
+#include <utility>
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch.hpp"
@@ -21,15 +23,17 @@ namespace simlod::detail::cuda {
 namespace {
 
 constexpr unsigned kThreads = 256;
-constexpr unsigned kItems = 8;  ///< consecutive elements per thread
-constexpr std::uint32_t kTileLog = 11;
+constexpr unsigned kItemsLog = 4;
+constexpr unsigned kItems = 1u << kItemsLog;  ///< consecutive elements per thread
+constexpr std::uint32_t kTileLog = 8 + kItemsLog;
 constexpr std::uint64_t kTile = std::uint64_t{1} << kTileLog;
 static_assert(kThreads * kItems == kTile);
 /// Blocks loop over tiles; more than fill the device gain nothing.
 constexpr std::uint64_t kMaxBlocks = 4096;
 
-/// One pass: levels level0 .. level0 + 10 of the tree from n inputs, each the sum of 2^level0
-/// consecutive elements (so the pass's level t is the tree's level level0 + t, bits + t wide).
+/// One pass: levels level0 .. level0 + kTileLog - 1 of the tree from n inputs, each the sum of
+/// 2^level0 consecutive elements (so the pass's level t is the tree's level level0 + t, bits + t
+/// wide).
 struct Pass {
   std::uint64_t first_word[kFenwickMaxLevels + 1];  ///< the tree's block table
   std::uint32_t stage[kTileLog + 1];  ///< shared staging words of each level's tile range
@@ -73,11 +77,18 @@ __device__ void load_items(const In* __restrict__ in, std::uint64_t first, std::
                            bool vector, std::uint64_t (&v)[kItems]) {
   if constexpr (sizeof(In) == 4) {
     if (vector) {  // a full tile, 16-byte aligned
-      const uint4 a = __ldg(reinterpret_cast<const uint4*>(in + first));
-      const uint4 b = __ldg(reinterpret_cast<const uint4*>(in + first + 4));
-      const std::uint32_t w[kItems] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+      uint4 q[kItems / 4];
 #pragma unroll
-      for (unsigned i = 0; i < kItems; ++i) v[i] = w[i];
+      for (unsigned i = 0; i < kItems / 4; ++i) {
+        q[i] = __ldg(reinterpret_cast<const uint4*>(in + first) + i);
+      }
+#pragma unroll
+      for (unsigned i = 0; i < kItems / 4; ++i) {
+        v[4 * i] = q[i].x;
+        v[4 * i + 1] = q[i].y;
+        v[4 * i + 2] = q[i].z;
+        v[4 * i + 3] = q[i].w;
+      }
       return;
     }
   }
@@ -119,16 +130,17 @@ __global__ void __launch_bounds__(kThreads)
     Scan(scan_temp).InclusiveSum(q[kItems - 1], total);
     incl[g] = total;
     __syncthreads();  // staging zeroed, incl visible
-    // Entry i ends at element first + i: levels 0, 1, 0, 2, 0, 1, 0, then 3 + trailing ones of g.
+    // Entry i ends at element first + i: level trailing_ones(i) for i < kItems - 1, then
+    // kItemsLog + the trailing ones of g.
     Sum e[kItems];
 #pragma unroll
     for (unsigned i = 0; i + 1 < kItems; ++i) {
       const unsigned start = i + 1 - (1u << fenwick_trailing_ones(i));
       e[i] = q[i] - (start > 0 ? q[start - 1] : Sum{0});
     }
-    const std::uint32_t top = 3 + fenwick_trailing_ones(g);
+    const std::uint32_t top = kItemsLog + fenwick_trailing_ones(g);
     {
-      const unsigned start = g + 1 - (1u << (top - 3));
+      const unsigned start = g + 1 - (1u << (top - kItemsLog));
       e[kItems - 1] = incl[g] - (start > 0 ? incl[start - 1] : Sum{0});
     }
     if (!full) {
@@ -140,9 +152,12 @@ __global__ void __launch_bounds__(kThreads)
       const auto align = static_cast<std::uint32_t>((j * (kTile >> (t + 1)) * width) & 31u);
       return 32 * stage_at[t] + align + ((g * kItems) >> (t + 1)) * width;
     };
-    stage_entries<4, 2>(stage, pos(0), p.bits, e);          // i = 0, 2, 4, 6
-    stage_entries<2, 4>(stage, pos(1), p.bits + 1, e + 1);  // i = 1, 5
-    stage_or(stage, pos(2), e[3]);
+    // Level t < kItemsLog: entries i = 2^t - 1, 2^t - 1 + 2^(t+1), ...
+    [&]<unsigned... t>(std::integer_sequence<unsigned, t...>) {
+      (stage_entries<(kItems >> (t + 1)), (2u << t)>(stage, pos(t), p.bits + t, e + (1u << t) - 1),
+       ...);
+    }
+    (std::make_integer_sequence<unsigned, kItemsLog>{});
     if (top < tile_levels) stage_or(stage, pos(top), e[kItems - 1]);
     __syncthreads();  // staging complete
     for (std::uint32_t i = g; i < p.stage[kTileLog]; i += kThreads) {
@@ -209,7 +224,7 @@ void fenwick_build_1d(const std::uint32_t* d_values, const FenwickLayout& l,
   p.bits = l.bits;
   p.levels = l.levels[0];
   plan_stage(p);
-  // Ping-pong between the scratch's two parts: n / 2048 sums, then n / 2^22, ...
+  // Ping-pong between the scratch's two parts: n / 4096 sums, then n / 2^24, ...
   std::uint64_t* out = d_sums;
   std::uint64_t* other = d_sums + l.total / kTile + 1;
   launch_pass(d_values, p, d_words, d_first_bad, out);

@@ -13,7 +13,7 @@ namespace simlod::detail::cuda {
 /// Packs the tree of the n = l.total values at `d_values` into `d_words` (zeroed by the caller,
 /// padding included), its levels from `table` (the block table in host memory,
 /// l.levels[0] + 1 entries). Each value at or above 2^l.bits lowers `*d_first_bad` (set to ~0
-/// by the caller) to its index. `d_sums` is scratch for the sums of 2048-element tiles:
+/// by the caller) to its index. `d_sums` is scratch for the sums of 4096-element tiles:
 /// fenwick_tile_scratch(n) elements.
 void fenwick_build_1d(const std::uint32_t* d_values, const FenwickLayout& l,
                       const std::uint64_t* table, std::uint32_t* d_words,
