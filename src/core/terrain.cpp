@@ -51,9 +51,11 @@ struct Runner {
 #endif
     return detail::cpu::make_seed_executor(points, skip);
   }
-  /// Ground flags against `dtm`; `ms` gets the time (device time on CUDA).
-  [[nodiscard]] std::vector<std::uint8_t> classify(const Raster& dtm, double tolerance,
-                                                   double& ms) const;
+  /// Ground flags against `dtm`; `ms` gets the time (device time on CUDA). With `to_host`
+  /// false a CUDA runner keeps them on the device for the next ground_sums and returns none.
+  [[nodiscard]] std::vector<std::uint8_t> classify(const Raster& dtm, double tolerance, double& ms,
+                                                   bool to_host = true) const;
+  /// The refinement's sums from `ground`, or (empty, CUDA) from the flags kept on the device.
   void ground_sums(std::span<const std::uint8_t> ground, const Raster& dtm,
                    std::span<std::int64_t> sums, std::span<std::uint32_t> counts, double& ms) const;
 };
@@ -70,14 +72,18 @@ detail::RasterView view_of(const Raster& dtm) {
   return {dtm.values.data(), dtm.width, dtm.height, dtm.x0, dtm.y0, dtm.cell};
 }
 
-std::vector<std::uint8_t> Runner::classify(const Raster& dtm, double tolerance, double& ms) const {
-  std::vector<std::uint8_t> out(points.size(), 0);
+std::vector<std::uint8_t> Runner::classify(const Raster& dtm, double tolerance, double& ms,
+                                           bool to_host) const {
 #if SIMLOD_HAS_CUDA
   if (cuda()) {
+    std::vector<std::uint8_t> out(to_host ? points.size() : 0, 0);
     detail::cuda::classify(*cloud, view_of(dtm), tolerance, out, ms);
     return out;
   }
+#else
+  (void)to_host;
 #endif
+  std::vector<std::uint8_t> out(points.size(), 0);
   const detail::Stopwatch watch;
   detail::cpu::classify(points, skip, view_of(dtm), tolerance, out);
   ms = watch.ms();
@@ -223,14 +229,15 @@ GroundResult ground(std::span<const Point> points, const GroundParams& params,
   r.seeds = seeds_with(run, params);
   r.seeds.stats.total_ms = watch.ms();
   r.dtm = make_dtm(points, r.seeds, params, &r.dtm_stats);
-  r.ground = run.classify(r.dtm, params.tolerance, r.classify_ms);
+  // The flags of every pass but the last stay on the device (CUDA) for the next sums.
+  r.ground = run.classify(r.dtm, params.tolerance, r.classify_ms, params.refine == 0);
   // Each pass refines the seeds' DTM with the ground points of the pass before: the refined
   // cells let more points near them count as ground.
   const Raster tin = r.dtm;
   for (std::uint32_t pass = 0; pass < params.refine; ++pass) {
     double sums_ms = 0.0, classify_ms = 0.0;
     r.dtm = refine_with(run, tin, r.ground, &r.dtm_stats.refined, &sums_ms);
-    r.ground = run.classify(r.dtm, params.tolerance, classify_ms);
+    r.ground = run.classify(r.dtm, params.tolerance, classify_ms, pass + 1 == params.refine);
     r.refine_ms += sums_ms;
     r.classify_ms += classify_ms;
   }

@@ -4,6 +4,7 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/terrain/device_points.cuh"
 #include "kernels/terrain/terrain_entry.hpp"
@@ -40,20 +41,21 @@ void ground_sums(const DeviceCloud& cloud, std::span<const std::uint8_t> ground,
   StreamHandle stream = make_stream();
   cudaStream_t s = stream.get();
   const std::size_t cells = sums.size();
-  DeviceMemory d_ground = make_device(cloud.n + 1, "the ground flags");
   DeviceMemory d_sums = make_device(cells * sizeof(std::int64_t), "the DTM's ground sums");
   DeviceMemory d_counts = make_device(cells * sizeof(std::uint32_t), "the DTM's ground counts");
-  SIMLOD_CUDA_CHECK(
-      cudaMemcpyAsync(d_ground.get(), ground.data(), cloud.n, cudaMemcpyHostToDevice, s));
-  Timer t(s);
+  if (!ground.empty()) {  // else the last classification's flags, already there
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(cloud.flags.get(), ground.data(), cloud.n, cudaMemcpyHostToDevice, s));
+  }
+  KernelTimer t(s);
   SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_sums.get(), 0, cells * sizeof(std::int64_t), s));
   SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_counts.get(), 0, cells * sizeof(std::uint32_t), s));
   constexpr int kBlock = 256;
   sums_kernel<<<blocks_for(cloud.n, kBlock), kBlock, 0, s>>>(
-      cloud.d.points(), static_cast<const std::uint8_t*>(d_ground.get()), cloud.n, dtm,
+      cloud.d.points(), static_cast<const std::uint8_t*>(cloud.flags.get()), cloud.n, dtm,
       static_cast<unsigned long long*>(d_sums.get()), static_cast<unsigned*>(d_counts.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("sums_kernel");
-  ms = t.stop();
+  ms = t.ms();
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d_sums.get(), cells * sizeof(std::int64_t),
                                     cudaMemcpyDeviceToHost, s));
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d_counts.get(), cells * sizeof(std::uint32_t),
@@ -67,19 +69,21 @@ void classify(const DeviceCloud& cloud, const RasterView& dtm, double tolerance,
   cudaStream_t s = stream.get();
   const std::size_t cells = static_cast<std::size_t>(dtm.width) * dtm.height;
   DeviceMemory values = make_device(cells * sizeof(float), "the DTM raster");
-  DeviceMemory flags = make_device(cloud.n + 1, "the ground flags");
   SIMLOD_CUDA_CHECK(
       cudaMemcpyAsync(values.get(), dtm.values, cells * sizeof(float), cudaMemcpyHostToDevice, s));
   RasterView view = dtm;
   view.values = static_cast<const float*>(values.get());
-  Timer t(s);
+  KernelTimer t(s);
   constexpr int kBlock = 256;
   classify_kernel<<<blocks_for(cloud.n, kBlock), kBlock, 0, s>>>(
       cloud.d.points(), cloud.d.skip(), cloud.n, view, tolerance,
-      static_cast<std::uint8_t*>(flags.get()));
+      static_cast<std::uint8_t*>(cloud.flags.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("classify_kernel");
-  ms = t.stop();
-  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(out.data(), flags.get(), cloud.n, cudaMemcpyDeviceToHost, s));
+  ms = t.ms();
+  if (!out.empty()) {
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(out.data(), cloud.flags.get(), cloud.n, cudaMemcpyDeviceToHost, s));
+  }
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 

@@ -1,5 +1,5 @@
-// Device copies of the points (and the skip mask) of a ground classification call, and a
-// stream timer: what the seed search and the classifier share.
+// Device copies of the points (and the skip mask) of a ground classification call: what the
+// seed search and the classifier share.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,28 +8,11 @@
 #include <span>
 
 #include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/kernel_timer.cuh"
 #include "kernels/terrain/terrain_entry.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cuda {
-
-/// Device time of the work a stream runs between construction and stop() (CUDA events).
-class Timer {
- public:
-  explicit Timer(cudaStream_t s) : s_(s), from_(make_event()), to_(make_event()) {
-    SIMLOD_CUDA_CHECK(cudaEventRecord(from_.get(), s_));
-  }
-  /// Records the end, waits for it, returns milliseconds.
-  double stop() {
-    SIMLOD_CUDA_CHECK(cudaEventRecord(to_.get(), s_));
-    SIMLOD_CUDA_CHECK(cudaEventSynchronize(to_.get()));
-    return elapsed_ms(from_.get(), to_.get());
-  }
-
- private:
-  cudaStream_t s_;
-  EventHandle from_, to_;
-};
 
 class DevicePoints {
  public:
@@ -53,14 +36,14 @@ inline DevicePoints upload_points(std::span<const Point> points, std::span<const
   DevicePoints d;
   d.points_ = make_device(points.size_bytes() + sizeof(Point), "the points to classify");
   if (!skip.empty()) d.skip_ = make_device(skip.size_bytes(), "the points' skip mask");
-  Timer t(s);
+  KernelTimer t(s);
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d.points_.get(), points.data(), points.size_bytes(),
                                     cudaMemcpyHostToDevice, s));
   if (!skip.empty()) {
     SIMLOD_CUDA_CHECK(
         cudaMemcpyAsync(d.skip_.get(), skip.data(), skip.size_bytes(), cudaMemcpyHostToDevice, s));
   }
-  ms = t.stop();
+  ms = t.ms();
   return d;
 }
 
@@ -68,6 +51,9 @@ inline DevicePoints upload_points(std::span<const Point> points, std::span<const
 struct DeviceCloud {
   DevicePoints d;
   std::uint64_t n = 0;
+  /// The last classification's flags (n + 1 bytes), which the refinement's sums read where
+  /// they are: scratch of the call, so writable through a const cloud.
+  mutable DeviceMemory flags;
 };
 
 }  // namespace simlod::detail::cuda

@@ -233,7 +233,7 @@ class CudaSeeds final : public SeedExecutor {
       : cloud_(std::move(cloud)), points_(cloud_->d), n_(cloud_->n), stream_(make_stream()) {}
 
   GroundBox bounds(double& ms) override {
-    Timer t(stream_.get());
+    KernelTimer t(stream_.get());
     DeviceMemory box = make_device(sizeof(DeviceBox), "the ground bounds");
     const DeviceBox init{~0u, ~0u, 0u, 0u, 0ull, ~0ull};
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(box.get(), &init, sizeof(init), cudaMemcpyHostToDevice, s()));
@@ -242,7 +242,7 @@ class CudaSeeds final : public SeedExecutor {
     SIMLOD_CUDA_CHECK_LAUNCH("bounds_kernel");
     DeviceBox h{};
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(&h, box.get(), sizeof(h), cudaMemcpyDeviceToHost, s()));
-    ms = t.stop();
+    ms = t.ms();
     GroundBox out;
     out.kept = h.kept;
     out.first_bad = h.first_bad;
@@ -261,20 +261,20 @@ class CudaSeeds final : public SeedExecutor {
     cells_ = plan.cells();
     count_ = make_device(cells_ * sizeof(std::uint32_t), "the ground index's cell counts");
     lowest_ = make_device(cells_ * sizeof(std::uint64_t), "the ground index's lowest points");
-    Timer t(s());
+    KernelTimer t(s());
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(count_.get(), 0, cells_ * sizeof(std::uint32_t), s()));
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(lowest_.get(), 0xFF, cells_ * sizeof(std::uint64_t), s()));
     index_kernel<<<blocks_for(n_, kBlock), kBlock, 0, s()>>>(
         points_.points(), points_.skip(), n_, ax_->view, ay_->view, as<std::uint32_t>(count_),
         as<std::uint64_t>(lowest_));
     SIMLOD_CUDA_CHECK_LAUNCH("index_kernel");
-    ms = t.stop();
+    ms = t.ms();
   }
 
   std::uint64_t outliers(const SeedPlan& plan, double& ms) override {
     outlier_ = make_device(cells_, "the ground index's outlier flags");
     DeviceMemory found = make_device(sizeof(unsigned long long), "a counter");
-    Timer t(s());
+    KernelTimer t(s());
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(found.get(), 0, sizeof(unsigned long long), s()));
     outlier_kernel<<<blocks_for(cells_, kBlock), kBlock, 0, s()>>>(
         as<std::uint64_t>(lowest_), plan.x.strips(), plan.y.strips(), plan.low_outlier,
@@ -282,7 +282,7 @@ class CudaSeeds final : public SeedExecutor {
     SIMLOD_CUDA_CHECK_LAUNCH("outlier_kernel");
     unsigned long long h = 0;
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(&h, found.get(), sizeof(h), cudaMemcpyDeviceToHost, s()));
-    ms = t.stop();
+    ms = t.ms();
     return h;
   }
 
@@ -291,7 +291,7 @@ class CudaSeeds final : public SeedExecutor {
     DeviceMemory seeds = make_device(cells_ * sizeof(std::uint32_t), "the ground seeds");
     DeviceMemory counters = make_device(3 * sizeof(unsigned long long), "counters");
     auto* used = as<unsigned long long>(counters);
-    Timer t(s());
+    KernelTimer t(s());
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(votes.get(), 0, cells_ * sizeof(std::uint32_t), s()));
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(counters.get(), 0, 3 * sizeof(unsigned long long), s()));
     const WindowRanges w{as<std::uint32_t>(ax_->lo), as<std::uint32_t>(ax_->hi),
@@ -316,7 +316,7 @@ class CudaSeeds final : public SeedExecutor {
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(r.seeds.data(), seeds.get(),
                                       r.seeds.size() * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, s()));
-    ms = t.stop();
+    ms = t.ms();
     return r;
   }
 
@@ -330,7 +330,7 @@ class CudaSeeds final : public SeedExecutor {
     DeviceMemory out = make_device(cells * sizeof(std::uint32_t), "the gap seeds");
     DeviceMemory count = make_device(sizeof(unsigned), "a counter");
     DeviceMemory d_seeds = upload(seeds, "the seeds", s());
-    Timer t(s());
+    KernelTimer t(s());
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(lowest.get(), 0xFF, cells * sizeof(std::uint64_t), s()));
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(has_seed.get(), 0, cells, s()));
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(unsigned), s()));
@@ -351,7 +351,7 @@ class CudaSeeds final : public SeedExecutor {
     std::vector<std::uint32_t> r(h);
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(r.data(), out.get(), h * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, s()));
-    ms = t.stop();
+    ms = t.ms();
     std::sort(r.begin(), r.end());
     return r;
   }
@@ -377,6 +377,7 @@ DeviceCloudPtr upload_cloud(std::span<const Point> points, std::span<const std::
   auto cloud = std::make_shared<DeviceCloud>();
   cloud->d = upload_points(points, skip, stream.get(), upload_ms);
   cloud->n = points.size();
+  cloud->flags = make_device(points.size() + 1, "the ground flags");
   return cloud;
 }
 

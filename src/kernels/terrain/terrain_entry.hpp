@@ -25,13 +25,14 @@ using DeviceCloudPtr = std::shared_ptr<const DeviceCloud>;
 /// The seed search's phases over the cloud's points.
 [[nodiscard]] std::unique_ptr<SeedExecutor> make_seed_executor(DeviceCloudPtr cloud);
 
-/// The classifier on the device: out[i] for every point of the cloud; `ms` gets the kernel's
-/// device time.
+/// The classifier on the device: flags for every point of the cloud, kept on the device for
+/// ground_sums and copied to `out` unless it is empty; `ms` gets the kernel's device time.
 void classify(const DeviceCloud& cloud, const RasterView& dtm, double tolerance,
               std::span<std::uint8_t> out, double& ms);
 
-/// The ground sums of the DTM's refinement on the device (cpu::ground_sums' contract; the
-/// flags are copied there); `ms` gets the kernel's device time.
+/// The ground sums of the DTM's refinement on the device (cpu::ground_sums' contract) from the
+/// flags `ground` (copied there), or, when it is empty, from the last classify's flags on the
+/// device; `ms` gets the kernel's device time.
 void ground_sums(const DeviceCloud& cloud, std::span<const std::uint8_t> ground,
                  const RasterView& dtm, std::span<std::int64_t> sums,
                  std::span<std::uint32_t> counts, double& ms);
