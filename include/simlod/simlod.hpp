@@ -21,3 +21,4 @@
 #include "simlod/synth.hpp"
 #include "simlod/terrain.hpp"
 #include "simlod/view.hpp"
+#include "simlod/visibility.hpp"

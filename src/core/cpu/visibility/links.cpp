@@ -1,0 +1,130 @@
+// The V-map's links, level by level from the deepest up. Level l lists the inner nodes of depth
+// l and the leaves of depth <= l (a leaf stands for itself below its own depth); an entry's
+// children on level l + 1 are a range (its children, or itself). FV_l(A, B), "every leaf below
+// A sees every leaf below B", is the AND of FV_(l+1) over the pairs of their ranges; on the
+// deepest level every entry is a leaf and FV is the leaf matrix. A pair true on level l + 1 is
+// a link unless its parents are one entry or their pair is true on level l too: so every
+// visible leaf pair is covered by exactly one link, the highest on its chain of ancestors.
+#include <algorithm>
+#include <atomic>
+
+#include "core/cpu/visibility/visibility.hpp"
+#include "core/thread_pool.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+struct Level {
+  std::vector<std::uint32_t> nodes;   ///< node ids
+  std::vector<std::uint32_t> begin;   ///< children range on the next level (nodes + 1)
+  std::vector<std::uint32_t> parent;  ///< entry on the level above
+};
+
+using Bits = std::vector<std::uint64_t>;
+
+Bits make_bits(std::uint64_t n) { return Bits((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0); }
+
+void set_bit(Bits& bits, std::uint64_t index) {
+  std::atomic_ref<std::uint64_t>(bits[index >> 6])
+      .fetch_or(std::uint64_t{1} << (index & 63u), std::memory_order_relaxed);
+}
+
+}  // namespace
+
+VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
+  const std::uint32_t depth = tree.depth;
+  std::vector<Level> levels(depth + 1);
+  levels[0].nodes = {0};
+  levels[0].parent = {0};
+  for (std::uint32_t l = 0; l < depth; ++l) {
+    Level& cur = levels[l];
+    Level& next = levels[l + 1];
+    cur.begin.reserve(cur.nodes.size() + 1);
+    for (std::uint32_t e = 0; e < cur.nodes.size(); ++e) {
+      cur.begin.push_back(static_cast<std::uint32_t>(next.nodes.size()));
+      const VisibilityNode& node = tree.nodes[cur.nodes[e]];
+      if (node.leaf == VisibilityNode::kNone) {
+        for (std::uint32_t k = 0; k < node.children; ++k) {
+          next.nodes.push_back(node.first_child + k);
+          next.parent.push_back(e);
+        }
+      } else {
+        next.nodes.push_back(cur.nodes[e]);
+        next.parent.push_back(e);
+      }
+    }
+    cur.begin.push_back(static_cast<std::uint32_t>(next.nodes.size()));
+  }
+
+  ThreadPool& pool = ThreadPool::shared();
+  // The deepest level: the leaf matrix in this level's order.
+  const Level& bottom = levels[depth];
+  const std::uint64_t nb = bottom.nodes.size();
+  const std::uint64_t leaves = tree.leaves.size();
+  Bits below = make_bits(nb);
+  pool.parallel_for(nb, 16, [&](unsigned, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t li = tree.nodes[bottom.nodes[i]].leaf;
+      for (std::uint64_t j = i + 1; j < nb; ++j) {
+        const std::uint64_t lj = tree.nodes[bottom.nodes[j]].leaf;
+        const std::uint64_t a = std::min(li, lj), c = std::max(li, lj);
+        if (bit_at(pairs.bits, pair_index(a, c, leaves))) set_bit(below, pair_index(i, j, nb));
+      }
+    }
+  });
+
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+  VisLinks out;
+  out.per_level.assign(depth + 1, 0);
+  for (std::uint32_t l = depth; l-- > 0;) {
+    const Level& up = levels[l];
+    const Level& low = levels[l + 1];
+    const std::uint64_t nu = up.nodes.size(), nl = low.nodes.size();
+    Bits above = make_bits(nu);
+    pool.parallel_for(nu, 1, [&](unsigned, std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        for (std::uint64_t j = i + 1; j < nu; ++j) {
+          bool all = true;
+          for (std::uint64_t x = up.begin[i]; all && x < up.begin[i + 1]; ++x) {
+            for (std::uint64_t y = up.begin[j]; all && y < up.begin[j + 1]; ++y) {
+              all = bit_at(below, pair_index(x, y, nl));
+            }
+          }
+          if (all) set_bit(above, pair_index(i, j, nu));
+        }
+      }
+    });
+    // Links of level l + 1: true pairs whose parents are one entry or a false pair.
+    for (std::uint64_t x = 0; x < nl; ++x) {
+      for (std::uint64_t y = x + 1; y < nl; ++y) {
+        if (!bit_at(below, pair_index(x, y, nl))) continue;
+        const std::uint32_t px = low.parent[x], py = low.parent[y];
+        if (px != py && bit_at(above, pair_index(px, py, nu))) continue;
+        found.emplace_back(low.nodes[x], low.nodes[y]);
+        ++out.per_level[l + 1];
+      }
+    }
+    below = std::move(above);
+  }
+
+  const std::size_t nodes = tree.nodes.size();
+  out.offsets.assign(nodes + 1, 0);
+  for (const auto& [a, b] : found) {
+    ++out.offsets[a + 1];
+    ++out.offsets[b + 1];
+  }
+  for (std::size_t i = 0; i < nodes; ++i) out.offsets[i + 1] += out.offsets[i];
+  out.targets.resize(out.offsets[nodes]);
+  std::vector<std::uint64_t> fill(out.offsets.begin(), out.offsets.end() - 1);
+  for (const auto& [a, b] : found) {
+    out.targets[fill[a]++] = b;
+    out.targets[fill[b]++] = a;
+  }
+  for (std::size_t i = 0; i < nodes; ++i) {
+    std::sort(out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
+              out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
+  }
+  return out;
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,166 @@
+// The visibility map's octree: points sorted by their Morton code at the height limit, nodes
+// split breadth first while they hold more than leaf_points points, then the leaves' geometry
+// and the spheres bottom-up.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/cpu/visibility/visibility.hpp"
+#include "simlod/detail/morton.hpp"
+
+namespace simlod::detail::cpu {
+namespace {
+
+/// A leaf's normal is 0 when the mean of its points' unit normals is shorter than this.
+constexpr double kCancelledNormal = 0.05;
+
+Vec3d point_of(const Point& p) { return {p.x, p.y, p.z}; }
+
+double length(const Vec3d& v) { return std::sqrt(dot(v, v)); }
+
+/// The geometry of the leaf over `order[first .. first + count)`.
+LeafGeometry leaf_geometry(std::span<const Point> points, std::span<const Normal> normals,
+                           std::span<const std::uint32_t> ids) {
+  LeafGeometry g;
+  Vec3d sum, nsum;
+  for (const std::uint32_t i : ids) {
+    const Vec3d p = point_of(points[i]);
+    sum = {sum.x + p.x, sum.y + p.y, sum.z + p.z};
+    const Vec3d n{normals[i].x, normals[i].y, normals[i].z};
+    const double len = length(n);
+    if (len > 0.0) nsum = {nsum.x + n.x / len, nsum.y + n.y / len, nsum.z + n.z / len};
+  }
+  const double count = static_cast<double>(ids.size());
+  g.centroid = {sum.x / count, sum.y / count, sum.z / count};
+  const Vec3d mean{nsum.x / count, nsum.y / count, nsum.z / count};
+  const double len = length(mean);
+  if (len >= kCancelledNormal) g.normal = {mean.x / len, mean.y / len, mean.z / len};
+  for (const std::uint32_t i : ids) {
+    g.delta = std::max(g.delta, length(sub(point_of(points[i]), g.centroid)));
+  }
+  return g;
+}
+
+}  // namespace
+
+VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> normals,
+                       const VisibilityConfig& config) {
+  VisTree t;
+  const std::uint32_t h = config.height;
+  const std::size_t n = points.size();
+  double lo[3] = {points[0].x, points[0].y, points[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
+  for (const Point& p : points) {
+    const double c[3] = {p.x, p.y, p.z};
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], c[a]);
+      hi[a] = std::max(hi[a], c[a]);
+    }
+  }
+  t.edge = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  if (!(t.edge > 0.0)) t.edge = 1.0;  // every point on one spot
+  for (int a = 0; a < 3; ++a) t.origin[a] = lo[a];
+
+  // Morton codes of the cells at depth h; points sorted by (code, index).
+  const std::uint32_t cells = 1u << h;
+  std::vector<std::uint64_t> code(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double c[3] = {points[i].x, points[i].y, points[i].z};
+    std::uint32_t q[3];
+    for (int a = 0; a < 3; ++a) {
+      const double f = std::floor((c[a] - t.origin[a]) / t.edge * cells);
+      q[a] = static_cast<std::uint32_t>(std::clamp(f, 0.0, static_cast<double>(cells - 1)));
+    }
+    code[i] = morton_3d(q[0], q[1], q[2]);
+  }
+  t.order.resize(n);
+  std::iota(t.order.begin(), t.order.end(), 0u);
+  std::sort(t.order.begin(), t.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return code[a] != code[b] ? code[a] < code[b] : a < b;
+  });
+
+  // Breadth first: node i's children are appended when node i is reached.
+  t.nodes.push_back({});
+  t.nodes[0].points = static_cast<std::uint32_t>(n);
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    VisibilityNode node = t.nodes[i];
+    const double size = t.edge / static_cast<double>(1u << node.depth);
+    for (int a = 0; a < 3; ++a) node.centre[a] = t.origin[a] + (node.cell[a] + 0.5) * size;
+    if (node.points > config.leaf_points && node.depth < h) {
+      const std::uint32_t shift = 3 * (h - node.depth - 1);
+      node.first_child = static_cast<std::uint32_t>(t.nodes.size());
+      std::uint32_t at = node.first_point;
+      const std::uint32_t end = node.first_point + node.points;
+      while (at < end) {
+        const auto octant = static_cast<std::uint32_t>((code[t.order[at]] >> shift) & 7u);
+        std::uint32_t next = at;
+        while (next < end && ((code[t.order[next]] >> shift) & 7u) == octant) ++next;
+        VisibilityNode child;
+        child.depth = node.depth + 1;
+        child.cell = {2 * node.cell[0] + (octant & 1u), 2 * node.cell[1] + ((octant >> 1) & 1u),
+                      2 * node.cell[2] + ((octant >> 2) & 1u)};
+        child.parent = static_cast<std::uint32_t>(i);
+        child.first_point = at;
+        child.points = next - at;
+        t.nodes.push_back(child);
+        ++node.children;
+        at = next;
+      }
+    } else {
+      node.leaf = static_cast<std::uint32_t>(t.leaves.size());
+      const std::span<const std::uint32_t> ids(t.order.data() + node.first_point, node.points);
+      const LeafGeometry g = leaf_geometry(points, normals, ids);
+      t.geometry.push_back(g);
+      VisibilityLeaf leaf;
+      leaf.node = static_cast<std::uint32_t>(i);
+      leaf.centroid = {g.centroid.x, g.centroid.y, g.centroid.z};
+      leaf.normal = {g.normal.x, g.normal.y, g.normal.z};
+      leaf.delta = g.delta;
+      t.leaves.push_back(leaf);
+      const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
+      for (const std::uint32_t p : ids)
+        node.radius = std::max(node.radius, length(sub(point_of(points[p]), c)));
+      t.depth = std::max(t.depth, node.depth);
+    }
+    t.nodes[i] = node;
+  }
+  // Inner spheres bottom-up: children come after their parent.
+  for (std::size_t i = t.nodes.size(); i-- > 0;) {
+    VisibilityNode& node = t.nodes[i];
+    if (node.leaf != VisibilityNode::kNone) continue;
+    const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
+    for (std::uint32_t k = 0; k < node.children; ++k) {
+      const VisibilityNode& ch = t.nodes[node.first_child + k];
+      const Vec3d cc{ch.centre[0], ch.centre[1], ch.centre[2]};
+      node.radius = std::max(node.radius, length(sub(cc, c)) + ch.radius);
+    }
+  }
+  t.point_leaf.assign(n, 0);
+  for (std::uint32_t l = 0; l < t.leaves.size(); ++l) {
+    const VisibilityNode& node = t.nodes[t.leaves[l].node];
+    for (std::uint32_t k = 0; k < node.points; ++k) t.point_leaf[t.order[node.first_point + k]] = l;
+  }
+  return t;
+}
+
+std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
+                              std::uint32_t skip_a, std::uint32_t skip_b, std::uint32_t limit) {
+  std::uint32_t count = 0;
+  // Depth first: at most 7 siblings wait per level of the path (height <= 16).
+  std::uint32_t stack[8 * 17];
+  std::uint32_t top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const VisibilityNode& node = tree.nodes[stack[--top]];
+    const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
+    if (!segment_meets_sphere(p, d, c, node.radius)) continue;
+    if (node.leaf == VisibilityNode::kNone) {
+      for (std::uint32_t k = 0; k < node.children; ++k) stack[top++] = node.first_child + k;
+      continue;
+    }
+    if (node.leaf == skip_a || node.leaf == skip_b) continue;
+    if (occluder_counts(p, d, tree.geometry[node.leaf]) && ++count >= limit) return count;
+  }
+  return count;
+}
+
+}  // namespace simlod::detail::cpu

@@ -1,0 +1,56 @@
+// The CPU executor of VisibilityMap (core/visibility.cpp is the facade): the octree with its
+// spheres and leaf geometry, the leaf-pair matrix, and the links level by level.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "simlod/detail/visibility_math.hpp"
+#include "simlod/visibility.hpp"
+
+namespace simlod::detail::cpu {
+
+struct VisTree {
+  std::vector<VisibilityNode> nodes;      ///< breadth first: children consecutive
+  std::vector<VisibilityLeaf> leaves;     ///< in node order
+  std::vector<LeafGeometry> geometry;     ///< the same leaves, for the rules
+  std::vector<std::uint32_t> order;       ///< input point indices in octree order
+  std::vector<std::uint32_t> point_leaf;  ///< leaf of every input point
+  double origin[3] = {0.0, 0.0, 0.0};     ///< the cube's low corner
+  double edge = 1.0;                      ///< the cube's edge
+  std::uint32_t depth = 0;                ///< of the deepest leaf
+};
+
+/// The octree of checked points and normals (config checked).
+[[nodiscard]] VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> normals,
+                                     const VisibilityConfig& config);
+
+/// Leaves (other than `skip_a` and `skip_b`) that occlude the segment from p to p + d, counted
+/// up to `limit`, by a walk over the spheres from the root.
+[[nodiscard]] std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
+                                            std::uint32_t skip_a, std::uint32_t skip_b,
+                                            std::uint32_t limit);
+
+/// The leaf-pair matrix: bit pair_index(i, j, leaves) set when leaves i < j see each other.
+struct LeafPairs {
+  std::vector<std::uint64_t> bits;
+  std::uint64_t facing = 0;
+  std::uint64_t visible = 0;
+};
+[[nodiscard]] LeafPairs leaf_pairs(const VisTree& tree, std::uint32_t occluders);
+
+/// The links as lists per node (CSR), and their count per level.
+struct VisLinks {
+  std::vector<std::uint64_t> offsets;  ///< nodes + 1
+  std::vector<std::uint32_t> targets;
+  std::vector<std::uint64_t> per_level;
+};
+[[nodiscard]] VisLinks build_links(const VisTree& tree, const LeafPairs& pairs);
+
+/// Bit `index` of a bit array.
+inline bool bit_at(const std::vector<std::uint64_t>& bits, std::uint64_t index) {
+  return ((bits[index >> 6] >> (index & 63u)) & 1u) != 0;
+}
+
+}  // namespace simlod::detail::cpu
