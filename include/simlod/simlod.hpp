@@ -11,6 +11,7 @@
 #include "simlod/fenwick.hpp"
 #include "simlod/framebuffer.hpp"
 #include "simlod/host_batch.hpp"
+#include "simlod/normals.hpp"
 #include "simlod/image.hpp"
 #include "simlod/io.hpp"
 #include "simlod/octree.hpp"
