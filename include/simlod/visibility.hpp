@@ -28,6 +28,7 @@
 #include <span>
 #include <vector>
 
+#include "simlod/backend.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod {
@@ -44,6 +45,9 @@ struct VisibilityConfig {
   std::uint32_t height = 8;       ///< h, the octree's height limit: 1 .. 16
   std::uint32_t leaf_points = 8;  ///< a node splits while it holds more points (>= 1)
   std::uint32_t occluders = 1;    ///< K: a pair is invisible from K counting occluders on (>= 1)
+  /// Where the leaf pairs and the links run (Auto: CUDA when a device is present); the octree
+  /// is built on the CPU. Both give the same map.
+  Backend backend = Backend::Auto;
 };
 
 /// A node of the map's octree. Children of a node are consecutive ids.
@@ -79,16 +83,18 @@ struct VisibilityStats {
   std::uint64_t visible_pairs = 0;
   std::vector<std::uint64_t> links_per_level;  ///< links between nodes of level (depth) l
   std::uint64_t links = 0;
+  Backend backend = Backend::Cpu;  ///< where the pairs and links ran
   double octree_ms = 0.0;
-  double pairs_ms = 0.0;
-  double links_ms = 0.0;
+  double pairs_ms = 0.0;  ///< device time on CUDA
+  double links_ms = 0.0;  ///< device time on CUDA
   double total_ms = 0.0;
   std::uint64_t bytes = 0;  ///< held by the map (tree, leaf matrix, links)
 };
 
 class VisibilityMap {
  public:
-  /// Builds the map of `points` with their `normals` (one each) on the CPU (every core).
+  /// Builds the map of `points` with their `normals` (one each) on config.backend (the CPU:
+  /// every core).
   /// InvalidInput for no points, a count mismatch, a non-finite coordinate or normal (naming
   /// its index), or a configuration out of range; CapacityError when the leaf matrix (one bit
   /// per leaf pair) would pass 2 GiB.

@@ -27,7 +27,8 @@ std::array<double, 3> smallest_eigenvector(double m[3][3]) {
       for (int q = p + 1; q < 3; ++q) {
         if (std::abs(m[p][q]) < 1e-300) continue;
         const double theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+        const double t =
+            (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1.0 / std::sqrt(t * t + 1), s = t * c;
         for (int r = 0; r < 3; ++r) {  // m = J^T m J
           const double mrp = m[r][p], mrq = m[r][q];
@@ -146,8 +147,8 @@ void propagate(std::span<const Point> points, const std::vector<std::uint32_t>& 
     Normal& ns = normals[s];
     if (viewpoint) {
       const auto& v = *viewpoint;
-      const double toward = ns.x * (v[0] - points[s].x) + ns.y * (v[1] - points[s].y) +
-                            ns.z * (v[2] - points[s].z);
+      const double toward =
+          ns.x * (v[0] - points[s].x) + ns.y * (v[1] - points[s].y) + ns.z * (v[2] - points[s].z);
       if (toward < 0) flip(ns);
     } else if (ns.z < 0) {
       flip(ns);
@@ -182,8 +183,8 @@ std::vector<Normal> estimate_normals(std::span<const Point> points, const Normal
     throw InvalidInput(fmt::format("estimate_normals: {} neighbours; it takes 3 to 128", k));
   }
   if (points.size() < k) {
-    throw InvalidInput(fmt::format("estimate_normals: {} points for {} neighbours each",
-                                   points.size(), k));
+    throw InvalidInput(
+        fmt::format("estimate_normals: {} points for {} neighbours each", points.size(), k));
   }
   if (points.size() >= 0xFFFFFFFFu) {
     throw InvalidInput(fmt::format("estimate_normals: {} points; at most 2^32 - 2", points.size()));
@@ -212,7 +213,8 @@ std::vector<Normal> estimate_normals(std::span<const Point> points, const Normal
     const auto& v = *params.viewpoint;
     for (std::size_t i = 0; i < points.size(); ++i) {
       Normal& n = normals[i];
-      if (n.x * (v[0] - points[i].x) + n.y * (v[1] - points[i].y) + n.z * (v[2] - points[i].z) < 0) {
+      if (n.x * (v[0] - points[i].x) + n.y * (v[1] - points[i].y) + n.z * (v[2] - points[i].z) <
+          0) {
         flip(n);
       }
     }

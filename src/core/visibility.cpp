@@ -8,6 +8,7 @@
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "core/stopwatch.hpp"
+#include "kernels/visibility/visibility_entry.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
@@ -94,14 +95,22 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
         "holds; lower the height or raise leaf_points",
         leaves, s.leaf_pairs, s.leaf_pairs / 8 / 1'000'000, kMaxMatrixBytes / 1'000'000));
   }
-  watch.restart();
-  impl->pairs = detail::cpu::leaf_pairs(impl->tree, config.occluders);
-  s.pairs_ms = watch.ms();
+  s.backend = resolve_backend(config.backend);
+  if (s.backend == Backend::Cuda) {
+#if SIMLOD_HAS_CUDA
+    impl->pairs = detail::cuda::leaf_pairs(impl->tree, config.occluders, s.pairs_ms);
+    impl->links = detail::cuda::build_links(impl->tree, impl->pairs, s.links_ms);
+#endif
+  } else {
+    watch.restart();
+    impl->pairs = detail::cpu::leaf_pairs(impl->tree, config.occluders);
+    s.pairs_ms = watch.ms();
+    watch.restart();
+    impl->links = detail::cpu::build_links(impl->tree, impl->pairs);
+    s.links_ms = watch.ms();
+  }
   s.facing_pairs = impl->pairs.facing;
   s.visible_pairs = impl->pairs.visible;
-  watch.restart();
-  impl->links = detail::cpu::build_links(impl->tree, impl->pairs);
-  s.links_ms = watch.ms();
   s.links_per_level = impl->links.per_level;
   s.links = impl->links.targets.size() / 2;
   const auto& t = impl->tree;

@@ -77,7 +77,8 @@ void expect_refused(Call&& call, const char* says) {
 TEST(Normals, BadInputIsAClearError) {
   const VisScene box = box_scene(1.0 / 10, 0.13);
   expect_refused([&] { (void)estimate_normals(box.points, {.neighbours = 2}); }, "2 neighbours");
-  expect_refused([&] { (void)estimate_normals(box.points, {.neighbours = 129}); }, "129 neighbours");
+  expect_refused([&] { (void)estimate_normals(box.points, {.neighbours = 129}); },
+                 "129 neighbours");
   expect_refused([&] { (void)estimate_normals(std::span(box.points).first(10)); },
                  "10 points for 16");
   NormalParams viewpoint;

@@ -44,7 +44,8 @@ Grid make_grid(std::span<const Point> points, std::uint32_t k) {
   // About k points a cell on a surface spanning the extent: n (cell / extent)^2 = k.
   g.cell = extent > 0.0 ? extent * std::sqrt(static_cast<double>(k) / points.size()) : 1.0;
   for (;;) {
-    for (int a = 0; a < 3; ++a) g.dim[a] = static_cast<std::int64_t>((hi[a] - g.lo[a]) / g.cell) + 1;
+    for (int a = 0; a < 3; ++a)
+      g.dim[a] = static_cast<std::int64_t>((hi[a] - g.lo[a]) / g.cell) + 1;
     if (g.dim[0] * g.dim[1] * g.dim[2] <= (std::int64_t{1} << 40)) break;
     g.cell *= 2.0;
   }

@@ -14,12 +14,6 @@
 namespace simlod::detail::cpu {
 namespace {
 
-struct Level {
-  std::vector<std::uint32_t> nodes;   ///< node ids
-  std::vector<std::uint32_t> begin;   ///< children range on the next level (nodes + 1)
-  std::vector<std::uint32_t> parent;  ///< entry on the level above
-};
-
 using Bits = std::vector<std::uint64_t>;
 
 Bits make_bits(std::uint64_t n) { return Bits((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0); }
@@ -31,14 +25,13 @@ void set_bit(Bits& bits, std::uint64_t index) {
 
 }  // namespace
 
-VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
-  const std::uint32_t depth = tree.depth;
-  std::vector<Level> levels(depth + 1);
+std::vector<VisLevel> vis_levels(const VisTree& tree) {
+  std::vector<VisLevel> levels(tree.depth + 1);
   levels[0].nodes = {0};
   levels[0].parent = {0};
-  for (std::uint32_t l = 0; l < depth; ++l) {
-    Level& cur = levels[l];
-    Level& next = levels[l + 1];
+  for (std::uint32_t l = 0; l < tree.depth; ++l) {
+    VisLevel& cur = levels[l];
+    VisLevel& next = levels[l + 1];
     cur.begin.reserve(cur.nodes.size() + 1);
     for (std::uint32_t e = 0; e < cur.nodes.size(); ++e) {
       cur.begin.push_back(static_cast<std::uint32_t>(next.nodes.size()));
@@ -55,10 +48,39 @@ VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
     }
     cur.begin.push_back(static_cast<std::uint32_t>(next.nodes.size()));
   }
+  return levels;
+}
 
+VisLinks links_csr(std::size_t nodes,
+                   const std::vector<std::pair<std::uint32_t, std::uint32_t>>& found,
+                   std::vector<std::uint64_t> per_level) {
+  VisLinks out;
+  out.per_level = std::move(per_level);
+  out.offsets.assign(nodes + 1, 0);
+  for (const auto& [a, b] : found) {
+    ++out.offsets[a + 1];
+    ++out.offsets[b + 1];
+  }
+  for (std::size_t i = 0; i < nodes; ++i) out.offsets[i + 1] += out.offsets[i];
+  out.targets.resize(out.offsets[nodes]);
+  std::vector<std::uint64_t> fill(out.offsets.begin(), out.offsets.end() - 1);
+  for (const auto& [a, b] : found) {
+    out.targets[fill[a]++] = b;
+    out.targets[fill[b]++] = a;
+  }
+  for (std::size_t i = 0; i < nodes; ++i) {
+    std::sort(out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
+              out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
+  }
+  return out;
+}
+
+VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
+  const std::uint32_t depth = tree.depth;
+  const std::vector<VisLevel> levels = vis_levels(tree);
   ThreadPool& pool = ThreadPool::shared();
   // The deepest level: the leaf matrix in this level's order.
-  const Level& bottom = levels[depth];
+  const VisLevel& bottom = levels[depth];
   const std::uint64_t nb = bottom.nodes.size();
   const std::uint64_t leaves = tree.leaves.size();
   Bits below = make_bits(nb);
@@ -74,11 +96,10 @@ VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
   });
 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
-  VisLinks out;
-  out.per_level.assign(depth + 1, 0);
+  std::vector<std::uint64_t> per_level(depth + 1, 0);
   for (std::uint32_t l = depth; l-- > 0;) {
-    const Level& up = levels[l];
-    const Level& low = levels[l + 1];
+    const VisLevel& up = levels[l];
+    const VisLevel& low = levels[l + 1];
     const std::uint64_t nu = up.nodes.size(), nl = low.nodes.size();
     Bits above = make_bits(nu);
     pool.parallel_for(nu, 1, [&](unsigned, std::size_t b, std::size_t e) {
@@ -101,30 +122,12 @@ VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
         const std::uint32_t px = low.parent[x], py = low.parent[y];
         if (px != py && bit_at(above, pair_index(px, py, nu))) continue;
         found.emplace_back(low.nodes[x], low.nodes[y]);
-        ++out.per_level[l + 1];
+        ++per_level[l + 1];
       }
     }
     below = std::move(above);
   }
-
-  const std::size_t nodes = tree.nodes.size();
-  out.offsets.assign(nodes + 1, 0);
-  for (const auto& [a, b] : found) {
-    ++out.offsets[a + 1];
-    ++out.offsets[b + 1];
-  }
-  for (std::size_t i = 0; i < nodes; ++i) out.offsets[i + 1] += out.offsets[i];
-  out.targets.resize(out.offsets[nodes]);
-  std::vector<std::uint64_t> fill(out.offsets.begin(), out.offsets.end() - 1);
-  for (const auto& [a, b] : found) {
-    out.targets[fill[a]++] = b;
-    out.targets[fill[b]++] = a;
-  }
-  for (std::size_t i = 0; i < nodes; ++i) {
-    std::sort(out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
-              out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
-  }
-  return out;
+  return links_csr(tree.nodes.size(), found, std::move(per_level));
 }
 
 }  // namespace simlod::detail::cpu

@@ -7,6 +7,7 @@
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "simlod/detail/morton.hpp"
+#include "simlod/detail/visibility_walk.hpp"
 
 namespace simlod::detail::cpu {
 namespace {
@@ -144,23 +145,8 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
 
 std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
                               std::uint32_t skip_a, std::uint32_t skip_b, std::uint32_t limit) {
-  std::uint32_t count = 0;
-  // Depth first: at most 7 siblings wait per level of the path (height <= 16).
-  std::uint32_t stack[8 * 17];
-  std::uint32_t top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const VisibilityNode& node = tree.nodes[stack[--top]];
-    const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
-    if (!segment_meets_sphere(p, d, c, node.radius)) continue;
-    if (node.leaf == VisibilityNode::kNone) {
-      for (std::uint32_t k = 0; k < node.children; ++k) stack[top++] = node.first_child + k;
-      continue;
-    }
-    if (node.leaf == skip_a || node.leaf == skip_b) continue;
-    if (occluder_counts(p, d, tree.geometry[node.leaf]) && ++count >= limit) return count;
-  }
-  return count;
+  return detail::count_occluders(tree.nodes.data(), tree.geometry.data(), p, d, skip_a, skip_b,
+                                 limit);
 }
 
 }  // namespace simlod::detail::cpu

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "simlod/detail/visibility_math.hpp"
@@ -47,6 +48,20 @@ struct VisLinks {
   std::vector<std::uint64_t> per_level;
 };
 [[nodiscard]] VisLinks build_links(const VisTree& tree, const LeafPairs& pairs);
+
+/// Level l of the links: the inner nodes of depth l and the leaves of depth <= l, each entry's
+/// children on level l + 1 a range (its children, or itself).
+struct VisLevel {
+  std::vector<std::uint32_t> nodes;   ///< node ids
+  std::vector<std::uint32_t> begin;   ///< children range on the next level (nodes + 1)
+  std::vector<std::uint32_t> parent;  ///< entry on the level above
+};
+/// Levels 0 .. tree.depth (the last has no `begin`).
+[[nodiscard]] std::vector<VisLevel> vis_levels(const VisTree& tree);
+/// The lists per node of the links `found` (node pairs), each list sorted.
+[[nodiscard]] VisLinks links_csr(std::size_t nodes,
+                                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& found,
+                                 std::vector<std::uint64_t> per_level);
 
 /// Bit `index` of a bit array.
 inline bool bit_at(const std::vector<std::uint64_t>& bits, std::uint64_t index) {

@@ -1,0 +1,170 @@
+// VisibilityMap: leaf pairs per second and the build's phases, CUDA and the CPU backend, on
+// the box with an occluding cube (exact normals, ~10^5 points), the synthetic town (10^5 and
+// 10^6 points, estimated normals) and, with SIMLOD_TEST_DATA, the Stanford bunny in the box
+// (estimated normals), at octree heights 6-10. Times are the map's own: pairs_ms and links_ms
+// (CUDA events on CUDA, the wall clock on the CPU), octree_ms and total_ms (wall clock). CUDA:
+// one warm-up, then 3 repetitions (the tables report medians); the CPU: height 6 once.
+//
+// Counters: leaf_pairs_per_s (all unordered leaf pairs / pairs_ms), facing_pairs_per_s (the
+// pairs left after the facing test, each walked for occluders / pairs_ms), leaves, links.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "bench_env.hpp"
+#include "core/visibility_scenes.hpp"
+#include "simlod/io.hpp"
+#include "simlod/normals.hpp"
+#include "simlod/synth.hpp"
+#include "simlod/visibility.hpp"
+
+namespace {
+
+using simlod::Backend;
+using simlod::Normal;
+using simlod::Point;
+
+struct Cloud {
+  std::vector<Point> points;
+  std::vector<Normal> normals;
+};
+
+/// The synthetic town of n points (relative to its low corner), normals propagated from a
+/// viewpoint high above it.
+const Cloud& town(std::uint64_t n) {
+  static std::map<std::uint64_t, Cloud> cache;
+  Cloud& c = cache[n];
+  if (c.points.empty()) {
+    simlod::synth::Generator gen({.points = n, .seed = 1});
+    const simlod::Bounds b = gen.bounds();
+    c.points.resize(n);
+    std::size_t got = 0;
+    while (got < n) got += gen.next(std::span(c.points).subspan(got));
+    for (Point& p : c.points) {
+      p.x -= static_cast<float>(b.min[0]);
+      p.y -= static_cast<float>(b.min[1]);
+      p.z -= static_cast<float>(b.min[2]);
+    }
+    simlod::NormalParams params;
+    params.viewpoint = std::array<double, 3>{b.size()[0] / 2, b.size()[1] / 2, 10 * b.size()[2]};
+    c.normals = simlod::estimate_normals(c.points, params);
+  }
+  return c;
+}
+
+const Cloud& box() {
+  static Cloud c;
+  if (c.points.empty()) {
+    const simlod::test::VisScene s = simlod::test::box_scene(1.0 / 140, 0.13, 1.0 / 280);
+    c.points = s.points;
+    c.normals = s.normals;
+  }
+  return c;
+}
+
+/// The bunny (scaled to 0.4 of the box, on its floor) inside the box's walls; empty without
+/// the test data.
+const Cloud& bunny_box() {
+  static Cloud c;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    const char* dir = std::getenv("SIMLOD_TEST_DATA");
+    if (dir == nullptr || *dir == '\0') return c;
+    auto reader = simlod::open_reader(std::filesystem::path(dir) / "bun_zipper.ply");
+    std::vector<Point> bunny(reader->info().point_count);
+    std::size_t got = 0;
+    while (got < bunny.size()) got += reader->read(std::span(bunny).subspan(got));
+    const simlod::Bounds b = reader->info().bounds;
+    const double scale = 0.4 / std::max({b.size()[0], b.size()[1], b.size()[2]});
+    simlod::test::VisScene s = simlod::test::box_scene(1.0 / 80, 0.13);
+    for (const Point& p : bunny) {
+      s.points.push_back({static_cast<float>(0.3 + (p.x - b.min[0]) * scale),
+                          static_cast<float>(0.3 + (p.z - b.min[2]) * scale),  // y up in the scan
+                          static_cast<float>(0.02 + (p.y - b.min[1]) * scale), p.rgba});
+    }
+    c.points = s.points;
+    simlod::NormalParams params;
+    params.viewpoint = std::array<double, 3>{0.9, 0.9, 0.9};
+    c.normals = simlod::estimate_normals(c.points, params);
+  }
+  return c;
+}
+
+void build(benchmark::State& state, const Cloud& (*cloud)(), std::uint32_t height,
+           Backend backend) {
+  if (backend == Backend::Cuda && simlod::cuda_device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  const Cloud& c = cloud();
+  if (c.points.empty()) {
+    state.SkipWithError("SIMLOD_TEST_DATA is not set (the bunny)");
+    return;
+  }
+  const simlod::VisibilityConfig config{height, 8, 1, backend};
+  if (backend == Backend::Cuda) (void)simlod::VisibilityMap::build(c.points, c.normals, config);
+  for (auto _ : state) {
+    const simlod::VisibilityMap map = simlod::VisibilityMap::build(c.points, c.normals, config);
+    const simlod::VisibilityStats& s = map.stats();
+    state.SetIterationTime(s.total_ms / 1e3);
+    state.counters["points"] = static_cast<double>(s.points);
+    state.counters["leaves"] = static_cast<double>(s.leaves);
+    state.counters["leaf_pairs"] = static_cast<double>(s.leaf_pairs);
+    state.counters["facing_pairs"] = static_cast<double>(s.facing_pairs);
+    state.counters["visible_pairs"] = static_cast<double>(s.visible_pairs);
+    state.counters["links"] = static_cast<double>(s.links);
+    state.counters["octree_ms"] = s.octree_ms;
+    state.counters["pairs_ms"] = s.pairs_ms;
+    state.counters["links_ms"] = s.links_ms;
+    state.counters["leaf_pairs_per_s"] = static_cast<double>(s.leaf_pairs) / (s.pairs_ms / 1e3);
+    state.counters["facing_pairs_per_s"] = static_cast<double>(s.facing_pairs) / (s.pairs_ms / 1e3);
+    state.counters["MB"] = static_cast<double>(s.bytes) / 1e6;
+  }
+}
+
+const Cloud& town_1e5() { return town(100'000); }
+const Cloud& town_1e6() { return town(1'000'000); }
+
+void register_all() {
+  struct Case {
+    const char* name;
+    const Cloud& (*cloud)();
+    bool cpu;                  ///< the CPU runs height 6 too (one repetition: about 10^8 pairs)
+    std::uint32_t max_height;  ///< CUDA runs heights 6 .. this
+  };
+  const Case cases[] = {{"box", box, true, 10},
+                        {"bunny_box", bunny_box, true, 10},
+                        {"town_1e5", town_1e5, true, 10},
+                        {"town_1e6", town_1e6, false, 8}};
+  const auto add = [](const std::string& name, const Cloud& (*cloud)(), std::uint32_t h, Backend b,
+                      int repetitions) {
+    benchmark::RegisterBenchmark(name.c_str(), build, cloud, h, b)
+        ->Iterations(1)
+        ->Repetitions(repetitions)
+        ->UseManualTime()
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  };
+  for (const Case& c : cases) {
+    for (std::uint32_t h = 6; h <= c.max_height; ++h) {
+      add(std::string("cuda/") + c.name + "/height_" + std::to_string(h), c.cloud, h, Backend::Cuda,
+          3);
+    }
+    if (c.cpu) add(std::string("cpu/") + c.name + "/height_6", c.cloud, 6, Backend::Cpu, 1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

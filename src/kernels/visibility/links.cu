@@ -1,0 +1,198 @@
+// The V-map's links on CUDA (kernels/visibility/visibility_entry.hpp; the rules in
+// core/cpu/visibility/links.cpp). The level lists come from the host; per level one thread per
+// node pair ANDs the bits of its child pairs (a warp ballots 32 pairs into a word), then the
+// pairs of the level below that become links are counted and written out (a count pass, one
+// atomic per warp, then a fill pass into exactly that room); the host sorts them into lists.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/kernel_timer.cuh"
+#include "kernels/common/launch.hpp"
+#include "kernels/visibility/pair_index.cuh"
+#include "kernels/visibility/visibility_entry.hpp"
+
+namespace simlod::detail::cuda {
+namespace {
+
+constexpr unsigned kBlock = 256;
+constexpr std::uint64_t kMaxBlocks = 4096;
+
+__device__ bool bit_of(const std::uint32_t* bits, std::uint64_t index) {
+  return ((bits[index >> 5] >> (index & 31u)) & 1u) != 0;
+}
+
+/// Level D's bits from the leaf matrix: entry e is leaf leaf_of[e].
+__global__ void bottom_kernel(const std::uint32_t* __restrict__ leaf_of, std::uint64_t n,
+                              std::uint64_t leaves, const std::uint32_t* __restrict__ matrix,
+                              std::uint32_t* __restrict__ out) {
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t pairs = n * (n - 1) / 2;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
+       base < pairs; base += warps * 32) {
+    const std::uint64_t idx = base + lane;
+    bool set = false;
+    if (idx < pairs) {
+      std::uint64_t i = 0, j = 0;
+      unrank_pair(idx, n, i, j);
+      const std::uint64_t a = leaf_of[i], b = leaf_of[j];
+      set = bit_of(matrix, pair_index(a < b ? a : b, a < b ? b : a, leaves));
+    }
+    const std::uint32_t word = __ballot_sync(0xFFFFFFFFu, set);
+    if (lane == 0) out[base >> 5] = word;
+  }
+}
+
+/// FV of level l from level l + 1: pair (i, j) is set when every pair of their child ranges is.
+__global__ void above_kernel(const std::uint32_t* __restrict__ begin, std::uint64_t n,
+                             const std::uint32_t* __restrict__ below, std::uint64_t nl,
+                             std::uint32_t* __restrict__ out) {
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t pairs = n * (n - 1) / 2;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
+       base < pairs; base += warps * 32) {
+    const std::uint64_t idx = base + lane;
+    bool all = idx < pairs;
+    if (all) {
+      std::uint64_t i = 0, j = 0;
+      unrank_pair(idx, n, i, j);
+      for (std::uint64_t x = begin[i]; all && x < begin[i + 1]; ++x) {
+        for (std::uint64_t y = begin[j]; all && y < begin[j + 1]; ++y) {
+          all = bit_of(below, pair_index(x, y, nl));
+        }
+      }
+    }
+    const std::uint32_t word = __ballot_sync(0xFFFFFFFFu, all);
+    if (lane == 0) out[base >> 5] = word;
+  }
+}
+
+/// Pairs of the lower level that are links: set, and their parents one entry or an unset pair.
+/// `out` null: count them into *count; else write node pairs from *count on.
+__global__ void links_kernel(const std::uint32_t* __restrict__ nodes,
+                             const std::uint32_t* __restrict__ parent, std::uint64_t nl,
+                             const std::uint32_t* __restrict__ below, std::uint64_t nu,
+                             const std::uint32_t* __restrict__ above, unsigned long long* count,
+                             uint2* out) {
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t pairs = nl * (nl - 1) / 2;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
+       base < pairs; base += warps * 32) {
+    const std::uint64_t idx = base + lane;
+    bool link = false;
+    std::uint64_t x = 0, y = 0;
+    if (idx < pairs && bit_of(below, idx)) {
+      unrank_pair(idx, nl, x, y);
+      const std::uint32_t px = parent[x], py = parent[y];
+      link = px == py || !bit_of(above, pair_index(px, py, nu));
+    }
+    const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, link);
+    unsigned long long first = 0;
+    if (lane == 0 && ballot != 0)
+      first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
+    first = __shfl_sync(0xFFFFFFFFu, first, 0);
+    if (link && out != nullptr) {
+      out[first + __popc(ballot & ((1u << lane) - 1u))] = make_uint2(nodes[x], nodes[y]);
+    }
+  }
+}
+
+template <class T>
+DeviceMemory upload(const std::vector<T>& v, const char* what) {
+  DeviceMemory d = make_device(std::max<std::size_t>(v.size() * sizeof(T), 1), what);
+  if (!v.empty()) {
+    SIMLOD_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  return d;
+}
+
+/// Zeroed room for the pair bits of n entries (whole 32-bit words).
+DeviceMemory pair_bits(std::uint64_t n, const char* what) {
+  const std::uint64_t words = (n * (n - (n > 0 ? 1 : 0)) / 2 + 31) / 32 + 1;
+  DeviceMemory d = make_device(words * 4, what);
+  SIMLOD_CUDA_CHECK(cudaMemset(d.get(), 0, words * 4));
+  return d;
+}
+
+unsigned grid(std::uint64_t pairs) { return blocks_for(pairs, kBlock, kMaxBlocks); }
+
+}  // namespace
+
+cpu::VisLinks build_links(const cpu::VisTree& tree, const cpu::LeafPairs& pairs, double& ms) {
+  const std::vector<cpu::VisLevel> levels = cpu::vis_levels(tree);
+  const std::uint32_t depth = tree.depth;
+  const std::uint64_t leaves = tree.leaves.size();
+  DeviceMemory matrix = upload(pairs.bits, "the leaf-pair matrix");
+  std::vector<std::uint32_t> leaf_of;
+  for (const std::uint32_t node : levels[depth].nodes) leaf_of.push_back(tree.nodes[node].leaf);
+  DeviceMemory d_leaf_of = upload(leaf_of, "the deepest level's leaves");
+  const std::uint64_t nb = leaf_of.size();
+  DeviceMemory below = pair_bits(nb, "a level's pair bits");
+  DeviceMemory counter = make_device(sizeof(unsigned long long), "the link count");
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+  std::vector<std::uint64_t> per_level(depth + 1, 0);
+  ms = 0.0;
+  KernelTimer first;
+  if (nb > 1) {
+    bottom_kernel<<<grid(nb * (nb - 1) / 2), kBlock>>>(
+        static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves,
+        static_cast<const std::uint32_t*>(matrix.get()), static_cast<std::uint32_t*>(below.get()));
+    SIMLOD_CUDA_CHECK_LAUNCH("visibility bottom_kernel");
+  }
+  ms += first.ms();
+  for (std::uint32_t l = depth; l-- > 0;) {
+    const cpu::VisLevel& up = levels[l];
+    const cpu::VisLevel& low = levels[l + 1];
+    const std::uint64_t nu = up.nodes.size(), nl = low.nodes.size();
+    DeviceMemory above = pair_bits(nu, "a level's pair bits");
+    DeviceMemory begin = upload(up.begin, "a level's child ranges");
+    DeviceMemory nodes = upload(low.nodes, "a level's nodes");
+    DeviceMemory parent = upload(low.parent, "a level's parents");
+    SIMLOD_CUDA_CHECK(cudaMemset(counter.get(), 0, sizeof(unsigned long long)));
+    const auto* d_below = static_cast<const std::uint32_t*>(below.get());
+    const auto* d_above = static_cast<const std::uint32_t*>(above.get());
+    auto* d_count = static_cast<unsigned long long*>(counter.get());
+    KernelTimer timer;
+    if (nu > 1) {
+      above_kernel<<<grid(nu * (nu - 1) / 2), kBlock>>>(
+          static_cast<const std::uint32_t*>(begin.get()), nu, d_below, nl,
+          static_cast<std::uint32_t*>(above.get()));
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility above_kernel");
+    }
+    const std::uint64_t low_pairs = nl * (nl - 1) / 2;
+    if (low_pairs > 0) {
+      links_kernel<<<grid(low_pairs), kBlock>>>(static_cast<const std::uint32_t*>(nodes.get()),
+                                                static_cast<const std::uint32_t*>(parent.get()), nl,
+                                                d_below, nu, d_above, d_count, nullptr);
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility links_kernel (count)");
+    }
+    ms += timer.ms();
+    unsigned long long count = 0;
+    SIMLOD_CUDA_CHECK(cudaMemcpy(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost));
+    if (count > 0) {
+      DeviceMemory out = make_device(count * sizeof(uint2), "a level's links");
+      SIMLOD_CUDA_CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
+      KernelTimer fill;
+      links_kernel<<<grid(low_pairs), kBlock>>>(static_cast<const std::uint32_t*>(nodes.get()),
+                                                static_cast<const std::uint32_t*>(parent.get()), nl,
+                                                d_below, nu, d_above, d_count,
+                                                static_cast<uint2*>(out.get()));
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility links_kernel (fill)");
+      ms += fill.ms();
+      std::vector<uint2> host(count);
+      SIMLOD_CUDA_CHECK(
+          cudaMemcpy(host.data(), out.get(), count * sizeof(uint2), cudaMemcpyDeviceToHost));
+      for (const uint2& p : host) found.emplace_back(p.x, p.y);
+      per_level[l + 1] = count;
+    }
+    below = std::move(above);
+  }
+  return cpu::links_csr(tree.nodes.size(), found, std::move(per_level));
+}
+
+}  // namespace simlod::detail::cuda
