@@ -68,10 +68,12 @@ VisLinks links_csr(std::size_t nodes,
     out.targets[fill[a]++] = b;
     out.targets[fill[b]++] = a;
   }
-  for (std::size_t i = 0; i < nodes; ++i) {
-    std::sort(out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
-              out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
-  }
+  ThreadPool::shared().parallel_for(nodes, 64, [&](unsigned, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      std::sort(out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i]),
+                out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[i + 1]));
+    }
+  });
   return out;
 }
 
