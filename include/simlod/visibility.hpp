@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <vector>
@@ -64,6 +65,7 @@ struct VisibilityNode {
   std::array<double, 3> centre{};  ///< of the node's cube and sphere
   double radius = 0.0;
 };
+static_assert(sizeof(VisibilityNode) == 72, "the map file stores nodes as they lie in memory");
 
 /// A leaf's part in the rules.
 struct VisibilityLeaf {
@@ -126,6 +128,13 @@ class VisibilityMap {
   [[nodiscard]] std::vector<std::uint32_t> visible_from(const std::array<double, 3>& eye) const;
   /// The same as a mask over the input points (1: the point's leaf sees `eye`).
   [[nodiscard]] std::vector<std::uint8_t> visible_points(const std::array<double, 3>& eye) const;
+
+  /// Writes the map to `path` (the format in docs/file-formats.md): whole or not at all (a
+  /// partial file renamed at the end). Throws IoError naming the file.
+  void save(const std::filesystem::path& path) const;
+  /// Reads a map save() wrote; the statistics' times are 0. Throws IoError, or InvalidInput
+  /// naming the file and what is wrong (magic, version, size, an index out of range).
+  static VisibilityMap load(const std::filesystem::path& path);
 
   struct Impl;
 

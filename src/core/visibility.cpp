@@ -8,18 +8,11 @@
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "core/stopwatch.hpp"
+#include "core/visibility_impl.hpp"
 #include "kernels/visibility/visibility_entry.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
-
-struct VisibilityMap::Impl {
-  VisibilityConfig config;
-  VisibilityStats stats;
-  detail::cpu::VisTree tree;
-  detail::cpu::LeafPairs pairs;
-  detail::cpu::VisLinks links;
-};
 
 namespace {
 
