@@ -39,6 +39,7 @@ function(simlod_tool_test name)
       -DCOMPARE=$<TARGET_FILE:simlod-compare>
       -DPREVIEW=$<TARGET_FILE:simlod-preview>
       -DGROUND=$<TARGET_FILE:simlod-ground>
+      -DVISIBILITY=$<TARGET_FILE:simlod-visibility>
       -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/tools-work/${name}
       -DNEEDS_DATA=${needs_data}
       -DSTEPS=${n}
@@ -427,3 +428,24 @@ if(TARGET GDAL::GDAL)
     STEP ground <DATA>/haystack_rock.las <WORK>/g.las --dtm <WORK>/dtm.tif --backend cpu
          "OUT=dtm.tif \\(EPSG:3645" EXISTS=<WORK>/dtm.tif)
 endif()
+
+# simlod-visibility: the bunny's map with estimated normals, saved, loaded again for another
+# eye, as JSON; bad requests.
+simlod_tool_test(tool_visibility_bunny NEEDS_DATA
+  STEP visibility <DATA>/bun_zipper.ply --height 6 --leaf-points 32 -o <WORK>/v --backend cpu
+       "--eye=-0.2,0.15,0.15"
+       "OUT=bun_zipper.ply \\(estimated normals\\) -> .*v.vmap, .*v.png"
+       "OUT=35947 points, [0-9]+ nodes, [0-9]+ leaves" "OUT=leaf pairs: [0-9]+ in all"
+       "OUT=[1-9][0-9]* points see the eye" EXISTS=<WORK>/v.vmap EXISTS=<WORK>/v.png
+  STEP visibility <DATA>/bun_zipper.ply --map <WORK>/v.vmap -o <WORK>/w --backend cpu --json
+       "--eye=0.2,0.15,0.15" "OUT=^{\"points\": 35947, " "OUT=\"links_per_level\": .0, 0, "
+       EXISTS=<WORK>/w.png ABSENT=<WORK>/w.vmap
+  STEP visibility <DATA>/bun_zipper.ply --height 17 -o <WORK>/x RC=1
+       "ERR=^simlod-visibility: error: VisibilityMap: height 17. it takes 1 to 16"
+       ABSENT=<WORK>/x.vmap)
+simlod_tool_test(tool_visibility_bad_input
+  STEP visibility <SRC>/data/tiny.ply --eye 1,2 -o <WORK>/v RC=1
+       "ERR=^simlod-visibility: error: --eye '1,2': give x,y,z"
+  STEP visibility <SRC>/data/tiny.ply -o <WORK>/v RC=1
+       "ERR=^simlod-visibility: error: estimate_normals: 3 points for 16 neighbours each"
+       ABSENT=<WORK>/v.vmap ABSENT=<WORK>/v.png)

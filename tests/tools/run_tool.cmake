@@ -3,12 +3,12 @@
 # FAIL_REGULAR_EXPRESSION cannot check both at once).
 #
 #   cmake -DCONVERT=<exe> -DINFO=<exe> -DRENDER=<exe> -DDEMO=<exe> -DCOMPARE=<exe>
-#         -DPREVIEW=<exe> -DGROUND=<exe> -DWORK_DIR=<dir>
+#         -DPREVIEW=<exe> -DGROUND=<exe> -DVISIBILITY=<exe> -DWORK_DIR=<dir>
 #         -DSTEPS=<n> -DSTEP1=<step> ...
 #         [-DNEEDS_DATA=ON] -P run_tool.cmake
 #
 # A step is a '|'-separated list: the program ("convert", "info", "render", "demo", "compare"
-# "preview" or "ground"; anything else runs as named), its arguments, and checks:
+# "preview", "ground" or "visibility"; anything else runs as named), its arguments, and checks:
 #   RC=<code>        expected exit code (default 0)
 #   OUT=<regex>      stdout must match          ERR=<regex>    stderr must match
 #   EXISTS=<path>    must exist afterwards      ABSENT=<path>  must not exist afterwards
@@ -61,6 +61,8 @@ foreach(i RANGE 1 ${STEPS})
       list(APPEND cmd "${PREVIEW}")
     elseif(cmd STREQUAL "" AND item STREQUAL "ground")
       list(APPEND cmd "${GROUND}")
+    elseif(cmd STREQUAL "" AND item STREQUAL "visibility")
+      list(APPEND cmd "${VISIBILITY}")
     else()
       list(APPEND cmd "${item}")
     endif()
