@@ -5,6 +5,8 @@
 // (CUDA events on CUDA, the wall clock on the CPU), octree_ms and total_ms (wall clock). CUDA:
 // one warm-up, then 3 repetitions (the tables report medians); the CPU: height 6 once.
 //
+// SIMLOD_BENCH_POINTS below 10^5 (the smoke runs) shrinks every scene to about that many points.
+//
 // Counters: leaf_pairs_per_s (all unordered leaf pairs / pairs_ms), facing_pairs_per_s (the
 // pairs left after the facing test, each walked for occluders / pairs_ms), leaves, links.
 #include <benchmark/benchmark.h>
@@ -27,6 +29,12 @@ using simlod::Backend;
 using simlod::Normal;
 using simlod::Point;
 
+/// The scenes' point budget: SIMLOD_BENCH_POINTS when below 10^5, else none.
+std::uint64_t budget() {
+  static const std::uint64_t b = simlod::bench::env_points("SIMLOD_BENCH_POINTS", 1'000'000'000);
+  return b < 100'000 ? b : 1'000'000'000;
+}
+
 struct Cloud {
   std::vector<Point> points;
   std::vector<Normal> normals;
@@ -34,7 +42,8 @@ struct Cloud {
 
 /// The synthetic town of n points (relative to its low corner), normals propagated from a
 /// viewpoint high above it.
-const Cloud& town(std::uint64_t n) {
+const Cloud& town(std::uint64_t wanted) {
+  const std::uint64_t n = std::min(wanted, budget());
   static std::map<std::uint64_t, Cloud> cache;
   Cloud& c = cache[n];
   if (c.points.empty()) {
@@ -58,7 +67,9 @@ const Cloud& town(std::uint64_t n) {
 const Cloud& box() {
   static Cloud c;
   if (c.points.empty()) {
-    const simlod::test::VisScene s = simlod::test::box_scene(1.0 / 140, 0.13, 1.0 / 280);
+    const bool small = budget() < 100'000;
+    const simlod::test::VisScene s =
+        simlod::test::box_scene(small ? 1.0 / 20 : 1.0 / 140, 0.13, small ? 1.0 / 40 : 1.0 / 280);
     c.points = s.points;
     c.normals = s.normals;
   }
@@ -80,8 +91,11 @@ const Cloud& bunny_box() {
     while (got < bunny.size()) got += reader->read(std::span(bunny).subspan(got));
     const simlod::Bounds b = reader->info().bounds;
     const double scale = 0.4 / std::max({b.size()[0], b.size()[1], b.size()[2]});
-    simlod::test::VisScene s = simlod::test::box_scene(1.0 / 80, 0.13);
-    for (const Point& p : bunny) {
+    const bool small = budget() < 100'000;
+    simlod::test::VisScene s = simlod::test::box_scene(small ? 1.0 / 20 : 1.0 / 80, 0.13);
+    const std::size_t step = small ? std::max<std::size_t>(1, bunny.size() / budget()) * 4 : 1;
+    for (std::size_t i = 0; i < bunny.size(); i += step) {
+      const Point& p = bunny[i];
       s.points.push_back({static_cast<float>(0.3 + (p.x - b.min[0]) * scale),
                           static_cast<float>(0.3 + (p.z - b.min[2]) * scale),  // y up in the scan
                           static_cast<float>(0.02 + (p.y - b.min[1]) * scale), p.rgba});
