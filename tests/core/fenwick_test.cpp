@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/expect_refused.hpp"
 #include "core/random_values.hpp"
 #include "simlod/error.hpp"
 
@@ -25,17 +26,6 @@ std::uint64_t formula_bytes(std::uint64_t n, std::uint32_t b) {
     words += (entries * (b + t) + 31) / 32;
   }
   return words * 4;
-}
-
-/// Expects `call` to throw InvalidInput whose message holds `says`.
-template <class Call>
-void expect_refused(Call&& call, const char* says) {
-  try {
-    call();
-    ADD_FAILURE() << "accepted: " << says;
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-  }
 }
 
 TEST(Fenwick, SizeIsTheFormula) {

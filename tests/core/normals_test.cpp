@@ -9,6 +9,7 @@
 #include <numbers>
 #include <string>
 
+#include "core/expect_refused.hpp"
 #include "core/visibility_scenes.hpp"
 #include "simlod/error.hpp"
 
@@ -62,16 +63,6 @@ TEST(Normals, NoPlaneGivesZero) {
   for (const Normal& n : estimate_normals(line)) EXPECT_EQ(n, (Normal{0, 0, 0}));
   const std::vector<Point> spot(20, Point{1, 1, 1, 0});
   for (const Normal& n : estimate_normals(spot)) EXPECT_EQ(n, (Normal{0, 0, 0}));
-}
-
-template <class Call>
-void expect_refused(Call&& call, const char* says) {
-  try {
-    call();
-    ADD_FAILURE() << "accepted: " << says;
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-  }
 }
 
 TEST(Normals, BadInputIsAClearError) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "core/expect_refused.hpp"
 #include "core/visibility_scenes.hpp"
 #include "simlod/error.hpp"
 #include "simlod/visibility.hpp"
@@ -30,16 +31,6 @@ std::string read_all(const fs::path& p) {
 void write_all(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <class Call>
-void expect_refused(Call&& call, const char* says) {
-  try {
-    call();
-    ADD_FAILURE() << "accepted: " << says;
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-  }
 }
 
 TEST(VisibilityFile, RoundTripGivesTheSameMap) {

@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "core/expect_refused.hpp"
 #include "core/visibility_scenes.hpp"
 #include "simlod/error.hpp"
 
@@ -288,16 +289,6 @@ TEST(Visibility, DegenerateScenesGiveDocumentedResults) {
   const std::vector<Normal> opposite{{0, 0, 1}, {0, 0, -1}};
   const VisibilityMap cancel = VisibilityMap::build(two, opposite);
   EXPECT_EQ(cancel.leaves()[0].normal, (std::array<double, 3>{0, 0, 0}));
-}
-
-template <class Call>
-void expect_refused(Call&& call, const char* says) {
-  try {
-    call();
-    ADD_FAILURE() << "accepted: " << says;
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
-  }
 }
 
 TEST(Visibility, BadInputIsAClearError) {

@@ -12,6 +12,7 @@
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/visibility/pair_index.cuh"
+#include "kernels/visibility/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 
 namespace simlod::detail::cuda {
@@ -100,15 +101,6 @@ __global__ void links_kernel(const std::uint32_t* __restrict__ nodes,
       out[first + __popc(ballot & ((1u << lane) - 1u))] = make_uint2(nodes[x], nodes[y]);
     }
   }
-}
-
-template <class T>
-DeviceMemory upload(const std::vector<T>& v, const char* what) {
-  DeviceMemory d = make_device(std::max<std::size_t>(v.size() * sizeof(T), 1), what);
-  if (!v.empty()) {
-    SIMLOD_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  return d;
 }
 
 /// Zeroed room for the pair bits of n entries (whole 32-bit words).

@@ -11,6 +11,7 @@
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/visibility/pair_index.cuh"
+#include "kernels/visibility/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 #include "simlod/detail/visibility_walk.hpp"
 
@@ -48,15 +49,6 @@ __global__ void __launch_bounds__(kBlock)
       atomicAdd(&counts[1], static_cast<unsigned long long>(__popc(seen_bits)));
     }
   }
-}
-
-template <class T>
-DeviceMemory upload(const std::vector<T>& v, const char* what) {
-  DeviceMemory d = make_device(std::max<std::size_t>(v.size() * sizeof(T), 1), what);
-  if (!v.empty()) {
-    SIMLOD_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  return d;
 }
 
 }  // namespace
