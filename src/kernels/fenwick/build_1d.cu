@@ -1,4 +1,4 @@
-// The one-dimensional CUDA build in one pass over the values (kernels/fenwick/fenwick_1d.cuh).
+// The one-dimensional CUDA build in one pass over the values (kernels/fenwick/fenwick_passes.cuh).
 //
 // A block takes a tile of 4096 aligned elements (16 consecutive ones per thread). Every entry
 // of levels 0 .. 11 ends in one tile and sums elements of that tile only, so the block computes
@@ -17,7 +17,7 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch.hpp"
-#include "kernels/fenwick/fenwick_1d.cuh"
+#include "kernels/fenwick/fenwick_passes.cuh"
 
 namespace simlod::detail::cuda {
 namespace {

@@ -1,4 +1,4 @@
-// One-dimensional CUDA queries (kernels/fenwick/fenwick_1d.cuh). The block table goes into
+// One-dimensional CUDA queries (kernels/fenwick/fenwick_passes.cuh). The block table goes into
 // shared memory first: an entry's address then costs no dependent global load. A key's entries
 // lie on distinct levels and none depends on another (fenwick_prefix_1d), so a thread loads up
 // to four at once before it adds them. The reconstruction gives a warp 32 consecutive elements:
@@ -7,7 +7,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
-#include "kernels/fenwick/fenwick_1d.cuh"
+#include "kernels/fenwick/fenwick_passes.cuh"
 
 namespace simlod::detail::cuda {
 namespace {
