@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "simlod/attributes.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/bounds.hpp"
 #include "simlod/device_stream.hpp"
@@ -71,6 +72,15 @@ struct OctreeConfig {
   /// (OctreeStats::bytes_filter), and Weighted through finalize().
   Sampling sampling = Sampling::FirstCome;
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
+  /// Attributes the octree keeps beside every sample (attribute_bit() of each; none by
+  /// default), so that rasterize() can colour by them (View::color) and snapshots return them.
+  /// A leaf keeps its points' attributes; a voxel takes the attributes of the sample whose
+  /// colour it took. Batches then go in with insert(points, attributes). Memory: each sample
+  /// takes the channels' record on top of its 16 bytes (detail/channels.hpp; e.g. 4 bytes for
+  /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels on
+  /// the CPU backend (Backend::Auto picks it), with Sampling::FirstCome and the incremental
+  /// builder; other combinations are refused with InvalidInput.
+  AttributeMask channels = 0;
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the
   /// octree must be on the same device.
@@ -129,6 +139,9 @@ struct OctreeStats {
   /// time those steps took (a batch that needs a step waits for it). 0 on the CPU backend.
   std::uint64_t memory_grow_steps = 0;
   double memory_grow_ms = 0.0;
+  /// Bytes each attribute channel takes in the used chunks (points and voxels), indexed by
+  /// Attribute; included in bytes_points and bytes_voxels. Zero for attributes not kept.
+  std::array<std::uint64_t, kAttributeCount> bytes_channels{};
   /// The last update() or insert_now() call, also when it threw.
   UpdateStats last_update;
   /// The bulk build that made this octree (Octree::build); zero after create().
@@ -156,9 +169,13 @@ struct NodeSnapshot {
     std::array<std::int32_t, 8> children{-1, -1, -1, -1, -1, -1, -1, -1};  ///< snapshot indices
     std::vector<Point> points;  ///< leaves: original points
     std::vector<Point> voxels;  ///< inner nodes: one per occupied cell, at the cell centre
+    /// The attribute channels (NodeSnapshot::channels) of the points (leaf) or voxels (inner
+    /// node), element i beside sample i; empty arrays for attributes not kept.
+    PointAttributes attributes;
   };
-  Bounds cube;              ///< file coordinates of the root cube
-  std::vector<Node> nodes;  ///< nodes[0] is the root
+  Bounds cube;                 ///< file coordinates of the root cube
+  AttributeMask channels = 0;  ///< OctreeConfig::channels of the octree
+  std::vector<Node> nodes;     ///< nodes[0] is the root
 };
 
 /// One node as the node reader reports it (Octree::for_each_node): the record, no samples.
@@ -238,6 +255,12 @@ class Octree {
   /// InvalidInput naming the first bad point (non-finite, outside the cube); then nothing of
   /// the batch is queued.
   void insert(std::span<const Point> batch);
+  /// The same for an octree with attribute channels (config().channels): `attributes` holds,
+  /// beside the points, an array of at least batch.size() values for every attribute kept
+  /// (others are ignored), as a reader returns them (ReaderOptions::attributes). Throws
+  /// InvalidInput naming the first bad point or an attribute that is missing or too short;
+  /// then nothing is queued. insert(batch) without attributes is refused on such an octree.
+  void insert(std::span<const Point> batch, const PointAttributes& attributes);
 
   /// Inserts queued batches in order until `budget` is spent (0 = all of them); at least one
   /// batch per call when any is queued. Blocks until done. A batch whose memory is not free

@@ -26,6 +26,13 @@ enum class ColorMode {
   Elevation,  ///< a colour ramp over its z within View::elevation_range (blue, green, pale
               ///< yellow, orange, red): what scans without colour (most airborne LiDAR) are
               ///< read by
+  // The attribute modes read the octree's attribute channels (OctreeConfig::channels); an
+  // octree without the channel a mode needs is refused. Colours as color_points() gives them
+  // (simlod/coloring.hpp), so that a frame can switch modes without reloading.
+  Intensity,       ///< grey over View::intensity_range, View::intensity_gamma applied
+  Classification,  ///< Potree's classification colours (ASPRS classes)
+  Returns,         ///< single, first, intermediate and last returns (return number and count)
+  PointSourceId,   ///< flight lines or scan positions in 12 colours in turn
 };
 
 struct View {
@@ -70,6 +77,13 @@ struct View {
   /// outside it takes the end colours. Set it to the data's z range (file bounds minus
   /// Octree::cube().min) for the whole ramp.
   std::array<float, 2> elevation_range{0.0f, 1.0f};
+  /// ColorMode::Intensity: intensities at or below the first value are black, at or above the
+  /// second white (simlod::intensity_range() of a sample of the data is a good choice).
+  std::array<float, 2> intensity_range{0.0f, 65535.0f};
+  /// ColorMode::Intensity: grey = t^gamma along the range, applied in 256 steps of t (so it
+  /// can differ by one grey level from color_points(), which applies it to t exactly; equal
+  /// at 1).
+  float intensity_gamma = 1.0f;
 
   /// A perspective camera at `position` looking at `target` (octree coordinates), `up` roughly
   /// upwards, vertical field of view in degrees, near and far plane distances (0 < near < far).
@@ -95,7 +109,8 @@ struct View {
   /// projection_matrix * view_matrix (column-major), computed in double and rounded once.
   [[nodiscard]] std::array<float, 16> view_projection() const;
   /// Throws InvalidInput naming the first bad field (size 0, non-finite matrix, negative or
-  /// non-finite threshold, bad EDL settings, an elevation range that is not finite and
+  /// non-finite threshold, bad EDL settings, an intensity range or gamma as
+  /// ColorByOptions::validate() refuses them, an elevation range that is not finite and
   /// increasing).
   void validate() const;
 };

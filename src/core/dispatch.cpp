@@ -78,7 +78,11 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
     return cuda::insert_batch(*s.cuda, *s.cuda_update, batch.host.subspan(first, count), stats);
 #endif
   if (batch.device) throw InvalidInput("a DeviceBatch goes only into a CUDA octree");
-  cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), stats);
+  const std::size_t stride = s.cpu->chunks.record_bytes();
+  cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count),
+                    stride == 0 ? std::span<const std::byte>{}
+                                : batch.records.subspan(first * stride, count * stride),
+                    stats);
 }
 
 bool finalize(TreeStores& s, BuildStats& stats) {

@@ -44,12 +44,15 @@ struct BatchSource {
   std::span<const Point> host;
   cuda::DeviceBatchStore* device = nullptr;  ///< when set, `device_points` points there
   std::size_t device_points = 0;
+  /// Host: the channel records of the points (ChannelLayout::record_bytes each), or empty.
+  std::span<const std::byte> records{};
   [[nodiscard]] std::size_t size() const { return device ? device_points : host.size(); }
-  [[nodiscard]] static BatchSource of(std::span<const Point> points) {
-    return {points, nullptr, 0};
+  [[nodiscard]] static BatchSource of(std::span<const Point> points,
+                                      std::span<const std::byte> records = {}) {
+    return {points, nullptr, 0, records};
   }
   [[nodiscard]] static BatchSource of(cuda::DeviceBatchStore* store, std::size_t points) {
-    return {{}, store, points};
+    return {{}, store, points, {}};
   }
 };
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <new>
 
+#include "core/channels.hpp"
 #include "core/octree_impl.hpp"
 #include "simlod/error.hpp"
 
@@ -25,7 +26,15 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
   impl->geometry = detail::make_geometry(cube, config);
-  impl->config.backend = resolve_backend(config.backend);
+  if (config.channels != 0 && config.backend == Backend::Cuda) {
+    throw InvalidInput(fmt::format(
+        "octree config: attribute channels ({}) are kept by the CPU backend only in this "
+        "version; create the octree with Backend::Cpu or Auto",
+        attribute_names(config.channels)));
+  }
+  // Auto: the CPU keeps channels (this version).
+  impl->config.backend = config.channels != 0 ? Backend::Cpu : resolve_backend(config.backend);
+  impl->channels = detail::channel_layout(config.channels);
   try {
     impl->store = detail::create_stores(impl->config, impl->geometry);
   } catch (const std::bad_alloc&) {
@@ -50,21 +59,30 @@ detail::OctreeImpl& Octree::impl() const {
   return *impl_;
 }
 
-void Octree::insert(std::span<const Point> batch) {
-  detail::OctreeImpl& s = impl();
+namespace {
+
+/// Queues a batch (and its packed channel records) in pieces of max_batch_points.
+void queue_batch(detail::OctreeImpl& s, std::span<const Point> batch,
+                 const PointAttributes* attributes) {
   detail::validate_batch(batch, s.geometry, "queued");
   if (batch.empty()) return;
   const std::size_t limit = s.config.max_batch_points;
   const std::size_t queued = s.queue.size();
+  const std::size_t stride = s.channels.record_bytes;
   try {
     for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
       const auto piece = batch.subspan(begin, std::min(limit, batch.size() - begin));
       if (s.spare.empty()) {
-        s.queue.emplace_back(piece.begin(), piece.end());
+        s.queue.emplace_back();
       } else {
         s.queue.push_back(std::move(s.spare.back()));
         s.spare.pop_back();
-        s.queue.back().assign(piece.begin(), piece.end());
+      }
+      detail::OctreeImpl::Queued& q = s.queue.back();
+      q.points.assign(piece.begin(), piece.end());
+      q.records.resize(stride * piece.size());
+      if (stride != 0) {
+        detail::pack_records(*attributes, s.channels, begin, piece.size(), q.records.data());
       }
     }
   } catch (const std::bad_alloc&) {
@@ -75,6 +93,25 @@ void Octree::insert(std::span<const Point> batch) {
   }
 }
 
+}  // namespace
+
+void Octree::insert(std::span<const Point> batch) {
+  detail::OctreeImpl& s = impl();
+  if (s.config.channels != 0) {
+    throw InvalidInput(fmt::format(
+        "insert: this octree keeps the attribute channels {}; insert the batch with its "
+        "attributes (insert(points, attributes)); nothing of the batch was queued",
+        attribute_names(s.config.channels)));
+  }
+  queue_batch(s, batch, nullptr);
+}
+
+void Octree::insert(std::span<const Point> batch, const PointAttributes& attributes) {
+  detail::OctreeImpl& s = impl();
+  detail::check_channel_attributes(attributes, s.config.channels, batch.size(), "insert");
+  queue_batch(s, batch, &attributes);
+}
+
 UpdateStats Octree::update(std::chrono::microseconds budget) {
   using Clock = std::chrono::steady_clock;
   detail::OctreeImpl& s = impl();
@@ -82,12 +119,16 @@ UpdateStats Octree::update(std::chrono::microseconds budget) {
   UpdateStats stats;
   auto finish = [&] { detail::finish_update(s, stats, start); };
   while (!s.queue.empty()) {
-    std::vector<Point>& batch = s.queue.front();
+    std::vector<Point>& batch = s.queue.front().points;
+    std::vector<std::byte>& records = s.queue.front().records;
     try {
-      detail::insert_in_pieces(s, detail::BatchSource::of(batch), 0, batch.size(), stats);
+      detail::insert_in_pieces(s, detail::BatchSource::of(batch, records), 0, batch.size(), stats);
     } catch (const CapacityError& e) {
       // The device is full: what did not go in stays queued for a later update().
       batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(e.points_inserted()));
+      records.erase(records.begin(),
+                    records.begin() +
+                        static_cast<std::ptrdiff_t>(e.points_inserted() * s.channels.record_bytes));
       finish();
       throw;
     } catch (...) {
@@ -126,7 +167,7 @@ void Octree::finalize() {
 std::uint64_t Octree::discard_queued() {
   detail::OctreeImpl& s = impl();
   std::uint64_t points = 0;
-  for (const auto& batch : s.queue) points += batch.size();
+  for (const auto& batch : s.queue) points += batch.points.size();
   s.queue.clear();
   return points;
 }

@@ -17,6 +17,12 @@ using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConfig& config) {
   detail::validate_config(config);
+  if (config.channels != 0) {
+    throw InvalidInput(fmt::format(
+        "Octree::build: attribute channels ({}) are filled by the incremental builder only in "
+        "this version; create() the octree and insert(points, attributes)",
+        attribute_names(config.channels)));
+  }
   auto impl = std::make_unique<detail::OctreeImpl>();
   impl->config = config;
   impl->geometry = detail::make_geometry(cube, config);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dispatch.hpp"
+#include "simlod/detail/channels.hpp"
 
 namespace simlod::detail {
 
@@ -18,10 +19,17 @@ struct OctreeImpl {
   OctreeConfig config;
   OctreeGeometry geometry;
   TreeStores store;
-  std::deque<std::vector<Point>> queue;  ///< each <= config.max_batch_points, never empty
+  /// The layout of config.channels (record_bytes 0: no channels).
+  ChannelLayout channels;
+  /// A queued batch: its points and, with channels, their packed records.
+  struct Queued {
+    std::vector<Point> points;
+    std::vector<std::byte> records;
+  };
+  std::deque<Queued> queue;  ///< each <= config.max_batch_points, never empty
   /// Buffers of inserted batches kept for the next insert(): streaming equal batches then
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
-  std::vector<std::vector<Point>> spare;
+  std::vector<Queued> spare;
   UpdateStats last_update;
   BuildStats build;     ///< what Octree::build() measured; zero after create()
   BuildStats finalize;  ///< what the last finalize() that computed colours measured

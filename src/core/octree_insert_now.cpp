@@ -21,8 +21,16 @@ UpdateStats Octree::insert_now(const PinnedBatch& batch) {
 
 namespace {
 
-/// Inserting past queued batches would reorder the caller's batches.
+/// Inserting past queued batches would reorder the caller's batches; batches without
+/// attributes cannot fill an octree's channels.
 void refuse_when_queued(const detail::OctreeImpl& s) {
+  if (s.config.channels != 0) {
+    throw InvalidInput(fmt::format(
+        "insert_now: this octree keeps the attribute channels {}, which insert_now() does not "
+        "take in this version; use insert(points, attributes) and update() (nothing of the "
+        "batch was inserted)",
+        attribute_names(s.config.channels)));
+  }
   if (s.queue.empty()) return;
   throw InvalidInput(fmt::format(
       "insert_now: {} batches are queued; update() or discard_queued() them first (nothing of "

@@ -32,6 +32,16 @@ void validate_config(const OctreeConfig& c) {
       c.sampling != Sampling::Average && c.sampling != Sampling::Weighted) {
     bad(fmt::format("unknown sampling value {}", static_cast<int>(c.sampling)));
   }
+  if ((c.channels & ~kAllAttributes) != 0) {
+    bad(fmt::format("channels = {:#x} has bits that name no attribute (at most {:#x})", c.channels,
+                    kAllAttributes));
+  }
+  if (c.channels != 0 && c.sampling != Sampling::FirstCome) {
+    bad(fmt::format(
+        "attribute channels ({}) are kept with Sampling::FirstCome only in this version "
+        "(a voxel takes the attributes of the sample whose colour it took)",
+        attribute_names(c.channels)));
+  }
 }
 
 namespace {

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
+#include <string>
 
 #include "core/dispatch.hpp"
 #include "core/framebuffer_store.hpp"
@@ -14,7 +16,45 @@
 namespace simlod {
 namespace detail {
 
-RenderJob make_render_job(const View& view, float edge) {
+namespace {
+
+/// The channels an attribute colour mode reads: the coloured attribute, then the number of
+/// returns for ColorMode::Returns.
+std::array<Attribute, 2> mode_attributes(ColorMode mode) {
+  switch (mode) {
+    case ColorMode::Intensity: return {Attribute::Intensity, Attribute::Intensity};
+    case ColorMode::Classification: return {Attribute::Classification, Attribute::Classification};
+    case ColorMode::Returns: return {Attribute::ReturnNumber, Attribute::NumberOfReturns};
+    default: return {Attribute::PointSourceId, Attribute::PointSourceId};
+  }
+}
+
+void set_attribute_mode(const View& view, AttributeMask channels, RenderParams& p) {
+  const auto [a, b] = mode_attributes(view.color);
+  const ChannelLayout layout = channel_layout(channels);
+  for (const Attribute need : {a, b}) {
+    if (layout.has(need)) continue;
+    throw InvalidInput(fmt::format(
+        "view: this colour mode needs the octree's attribute channel {}, which it does not keep "
+        "(OctreeConfig::channels: {})",
+        to_string(need), channels == 0 ? std::string("none") : attribute_names(channels)));
+  }
+  p.color_mode = kColorIntensity + static_cast<std::uint32_t>(view.color) -
+                 static_cast<std::uint32_t>(ColorMode::Intensity);
+  p.channel = layout.offset_of(a);
+  p.channel_returns = layout.offset_of(b);
+  p.intensity_low = view.intensity_range[0];
+  p.intensity_span = view.intensity_range[1] - view.intensity_range[0];
+  for (std::uint32_t k = 0; k < 256; ++k) {
+    const double t = k / 255.0;
+    p.grey[k] = static_cast<std::uint8_t>(std::lround(
+        (view.intensity_gamma == 1.0f ? t : std::pow(t, view.intensity_gamma)) * 255.0));
+  }
+}
+
+}  // namespace
+
+RenderJob make_render_job(const View& view, float edge, AttributeMask channels) {
   view.validate();
   RenderJob job;
   const std::array<float, 16> mvp = view.view_projection();
@@ -37,6 +77,8 @@ RenderJob make_render_job(const View& view, float edge) {
     job.params.color_mode = kColorElevation;
     job.params.z_low = view.elevation_range[0];
     job.params.z_scale = 1.0f / (view.elevation_range[1] - view.elevation_range[0]);
+  } else if (view.color != ColorMode::Rgb) {
+    set_attribute_mode(view, channels, job.params);
   }
   job.budget = view.point_budget;
   job.blend = view.quality == RenderQuality::High;
@@ -78,7 +120,8 @@ RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb) {
   detail::OctreeImpl& impl = octree.impl();
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
   detail::check_target(view, store, impl.config);
-  const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
+  const detail::RenderJob job =
+      detail::make_render_job(view, impl.geometry.edge, impl.config.channels);
   return detail::render(impl.store, job, store);
 }
 
@@ -86,7 +129,8 @@ void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb, De
   detail::OctreeImpl& impl = octree.impl();
   detail::FramebufferStore& store = detail::FramebufferAccess::store(fb);
   detail::check_target(view, store, impl.config);
-  const detail::RenderJob job = detail::make_render_job(view, impl.geometry.edge);
+  const detail::RenderJob job =
+      detail::make_render_job(view, impl.geometry.edge, impl.config.channels);
   detail::render_async(impl.store, job, store, stream);
 }
 
@@ -115,8 +159,16 @@ RenderStats rasterize(const NodeSnapshot& snapshot, const View& view, Framebuffe
                       "({}, {}, {}) outside its level's grid",
                       i, n.level, n.position[0], n.position[1], n.position[2]));
     }
+    const std::size_t samples = (n.leaf ? n.points : n.voxels).size();
+    for (std::size_t a = 0; a < kAttributeCount; ++a) {
+      const auto at = static_cast<Attribute>(a);
+      if (!has_attribute(snapshot.channels, at) || n.attributes.size_of(at) >= samples) continue;
+      throw InvalidInput(
+          fmt::format("rasterize: snapshot node {} has {} samples but {} values of its channel {}",
+                      i, samples, n.attributes.size_of(at), to_string(at)));
+    }
   }
-  return detail::render(snapshot, detail::make_render_job(view, edge), store);
+  return detail::render(snapshot, detail::make_render_job(view, edge, snapshot.channels), store);
 }
 
 }  // namespace simlod

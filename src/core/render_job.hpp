@@ -18,7 +18,8 @@ struct RenderJob {
 };
 
 /// Validates `view` (InvalidInput naming the field) and prepares the job for an octree whose
-/// cube edge is `edge` (octree coordinates).
-[[nodiscard]] RenderJob make_render_job(const View& view, float edge);
+/// cube edge is `edge` (octree coordinates) and whose attribute channels are `channels`
+/// (InvalidInput when the colour mode needs a channel the octree does not keep).
+[[nodiscard]] RenderJob make_render_job(const View& view, float edge, AttributeMask channels = 0);
 
 }  // namespace simlod::detail

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "simlod/detail/attribute_palette.hpp"
+#include "simlod/detail/channels.hpp"
 #include "simlod/detail/hd.hpp"
 #include "simlod/point.hpp"
 
@@ -72,9 +74,10 @@ SIMLOD_HD float float_of(std::uint32_t u) {
 #endif
 }
 
-inline constexpr std::uint32_t kColorRgb = 0, kColorElevation = 1;
+inline constexpr std::uint32_t kColorRgb = 0, kColorElevation = 1, kColorIntensity = 2,
+                               kColorClassification = 3, kColorReturns = 4, kColorSource = 5;
 
-/// Everything a renderer needs to know about the view: 128 bytes, trivially copyable (kernels
+/// Everything a renderer needs to know about the view: 384 bytes, trivially copyable (kernels
 /// receive it by value).
 struct RenderParams {
   float mvp[16];  ///< projection * view, column-major
@@ -83,16 +86,55 @@ struct RenderParams {
   float threshold;                ///< LOD threshold in pixels (before a budget raises it)
   std::uint32_t depth_from_w;     ///< 1: perspective (depth = w), 0: (z/w + 1) / 2
   float edge;                     ///< cube edge of the octree, octree coordinates
-  std::uint32_t color_mode;       ///< kColorRgb or kColorElevation
+  std::uint32_t color_mode;       ///< kColor*
   float z_low, z_scale;           ///< elevation ramp: t = (z - z_low) * z_scale
   std::uint32_t point_size;       ///< View::point_size: a square of this many pixels a side
-  std::uint32_t pad;
+  /// Attribute modes: byte offsets of the attribute (intensity, class, return number, source
+  /// id) and of the number of returns in a sample's channel record (detail/channels.hpp).
+  std::uint32_t channel, channel_returns;
+  float intensity_low, intensity_span;  ///< View::intensity_range: low end, high - low
+  std::uint32_t pad[2];
+  std::uint8_t grey[256];  ///< intensity: grey of t = k / 255 (View::intensity_gamma applied)
 };
 
-/// The colour a sample is drawn with: its own, or the elevation ramp at its z (alpha kept).
+/// Grey level (0-255) of intensity v over [low, low + span]: t clamped to [0, 1], rounded to
+/// 255ths, then `grey` (the gamma curve) looked up. The same arithmetic as color_points().
+SIMLOD_HD std::uint32_t intensity_grey(float v, float low, float span, const std::uint8_t* grey) {
+  float t = div_rn(add_rn(v, -low), span);
+  t = t > 0.0f ? (t < 1.0f ? t : 1.0f) : 0.0f;
+#if defined(__CUDA_ARCH__)
+  return grey[static_cast<std::uint32_t>(lroundf(mul_rn(t, 255.0f)))];
+#else
+  return grey[static_cast<std::uint32_t>(std::lround(mul_rn(t, 255.0f)))];
+#endif
+}
+
+/// The colour of a sample in an attribute mode, from its channel record (alpha kept).
+SIMLOD_HD std::uint32_t attribute_color(const RenderParams& p, const std::uint8_t* record,
+                                        std::uint32_t rgba) {
+  std::uint32_t c = rgba;
+  switch (p.color_mode) {
+    case kColorIntensity: {
+      const std::uint32_t g = intensity_grey(static_cast<float>(channel_uint(record, p.channel, 2)),
+                                             p.intensity_low, p.intensity_span, p.grey);
+      c = pack_rgba(g, g, g);
+      break;
+    }
+    case kColorClassification: c = classification_rgba(record[p.channel]); break;
+    case kColorReturns: c = returns_rgba(record[p.channel], record[p.channel_returns]); break;
+    case kColorSource: c = source_rgba(channel_uint(record, p.channel, 2)); break;
+    default: break;
+  }
+  return (c & 0x00FFFFFFu) | (rgba & 0xFF000000u);
+}
+
+/// The colour a sample is drawn with: its own, the elevation ramp at its z, or the colour of an
+/// attribute in its channel record (`record`; needed by the attribute modes only), alpha kept.
 /// Between stops the channels are interpolated in 1/256 steps of integer arithmetic, so both
 /// backends give the same bytes.
-SIMLOD_HD std::uint32_t sample_color(const RenderParams& p, float z, std::uint32_t rgba) {
+SIMLOD_HD std::uint32_t sample_color(const RenderParams& p, float z, std::uint32_t rgba,
+                                     const std::uint8_t* record = nullptr) {
+  if (p.color_mode >= kColorIntensity) return attribute_color(p, record, rgba);
   if (p.color_mode != kColorElevation) return rgba;
   // Evenly spaced stops of ColorBrewer's "Spectral" from blue (low) to red (high): bright at
   // both ends, so that every height reads on a dark background.

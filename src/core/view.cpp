@@ -188,6 +188,22 @@ void View::validate() const {
         "view: elevation_range [{}, {}] must be finite with the low end below the high end",
         elevation_range[0], elevation_range[1]));
   }
+  if (static_cast<std::uint32_t>(color) > static_cast<std::uint32_t>(ColorMode::PointSourceId)) {
+    throw InvalidInput(
+        fmt::format("view: unknown color mode value {}", static_cast<std::uint32_t>(color)));
+  }
+  if (color == ColorMode::Intensity) {
+    if (!(std::isfinite(intensity_range[0]) && std::isfinite(intensity_range[1]) &&
+          intensity_range[0] < intensity_range[1])) {
+      throw InvalidInput(fmt::format(
+          "view: intensity_range [{}, {}] must be finite with the low end below the high end",
+          intensity_range[0], intensity_range[1]));
+    }
+    if (!(std::isfinite(intensity_gamma) && intensity_gamma > 0.0f)) {
+      throw InvalidInput(
+          fmt::format("view: intensity_gamma {} must be finite and > 0", intensity_gamma));
+    }
+  }
 }
 
 }  // namespace simlod

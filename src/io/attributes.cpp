@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 
+#include "io/attribute_arrays.hpp"
 #include "simlod/error.hpp"
 #include "simlod/io.hpp"
 
@@ -23,23 +24,6 @@ constexpr std::array<const char*, kAttributeCount> kNames = {"intensity",
                                                              "point_source_id",
                                                              "gps_time",
                                                              "nir"};
-
-/// fn(attribute, its array) for every attribute (PointAttributes& or const&).
-template <class Attributes, class Fn>
-void for_each_array(Attributes& a, Fn fn) {
-  fn(Attribute::Intensity, a.intensity);
-  fn(Attribute::ReturnNumber, a.return_number);
-  fn(Attribute::NumberOfReturns, a.number_of_returns);
-  fn(Attribute::Classification, a.classification);
-  fn(Attribute::ClassificationFlags, a.classification_flags);
-  fn(Attribute::ScannerChannel, a.scanner_channel);
-  fn(Attribute::ScanFlags, a.scan_flags);
-  fn(Attribute::ScanAngle, a.scan_angle);
-  fn(Attribute::UserData, a.user_data);
-  fn(Attribute::PointSourceId, a.point_source_id);
-  fn(Attribute::GpsTime, a.gps_time);
-  fn(Attribute::Nir, a.nir);
-}
 
 }  // namespace
 
@@ -70,7 +54,7 @@ std::string attribute_names(AttributeMask mask) {
 }
 
 void PointAttributes::resize(AttributeMask mask, std::size_t n) {
-  for_each_array(*this, [&](Attribute a, auto& v) {
+  detail::for_each_array(*this, [&](Attribute a, auto& v) {
     if (has_attribute(mask, a)) {
       v.resize(n);
     } else {
@@ -82,7 +66,7 @@ void PointAttributes::resize(AttributeMask mask, std::size_t n) {
 
 std::size_t PointAttributes::size_of(Attribute which) const {
   std::size_t n = 0;
-  for_each_array(*this, [&](Attribute a, const auto& v) {
+  detail::for_each_array(*this, [&](Attribute a, const auto& v) {
     if (a == which) n = v.size();
   });
   return n;
@@ -90,7 +74,7 @@ std::size_t PointAttributes::size_of(Attribute which) const {
 
 AttributeMask PointAttributes::present() const {
   AttributeMask mask = 0;
-  for_each_array(*this, [&](Attribute a, const auto& v) {
+  detail::for_each_array(*this, [&](Attribute a, const auto& v) {
     if (!v.empty()) mask |= attribute_bit(a);
   });
   return mask;

@@ -18,9 +18,10 @@ class CpuTree {
     const CpuNode& n = view_.nodes[i];
     return RenderNode{n.level, n.x, n.y, n.z, n.leaf(), n.count};
   }
+  [[nodiscard]] std::uint32_t record_bytes() const { return view_.chunks->record_bytes(); }
   template <class Fn>
-  void for_each_span(std::size_t i, Fn fn) const {
-    view_.for_each_span(i, fn);
+  void for_each_run(std::size_t i, Fn fn) const {
+    view_.for_each_run(i, fn);
   }
 
  private:

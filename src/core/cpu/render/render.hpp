@@ -2,9 +2,11 @@
 // backend's chunk lists and for snapshots. A tree is any type with
 //   std::size_t size() const;                         nodes, root = 0
 //   RenderNode node(std::size_t i) const;
-//   template <class Fn> void for_each_span(std::size_t i, Fn fn) const;
-//                                                     fn(const Point*, std::size_t) per run of
-//                                                     the node's samples
+//   std::uint32_t record_bytes() const;               channel record size (0: none)
+//   template <class Fn> void for_each_run(std::size_t i, Fn fn) const;
+//                                                     fn(const Point*, const std::byte* records,
+//                                                     std::size_t) per run of the node's
+//                                                     samples (records: nullptr without channels)
 // The per-node and per-sample arithmetic is the CUDA renderer's (core/render_math.hpp).
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/channels.hpp"
 #include "core/cpu/render/framebuffer.hpp"
 #include "core/render_job.hpp"
 #include "simlod/octree.hpp"
@@ -29,7 +32,7 @@ struct RenderNode {
 /// A snapshot (Octree::snapshot()) as a tree for the CPU renderer.
 class SnapshotTree {
  public:
-  explicit SnapshotTree(const NodeSnapshot& s) : s_(s) {}
+  explicit SnapshotTree(const NodeSnapshot& s) : s_(s), layout_(channel_layout(s.channels)) {}
 
   [[nodiscard]] std::size_t size() const { return s_.nodes.size(); }
   [[nodiscard]] RenderNode node(std::size_t i) const {
@@ -37,15 +40,24 @@ class SnapshotTree {
     return RenderNode{n.level,       n.position[0], n.position[1],
                       n.position[2], n.leaf,        (n.leaf ? n.points : n.voxels).size()};
   }
+  [[nodiscard]] std::uint32_t record_bytes() const { return layout_.record_bytes; }
+  /// With channels, the node's attributes are packed into records first (per thread), so a
+  /// snapshot whose attribute arrays are shorter than its samples is refused by the caller.
   template <class Fn>
-  void for_each_span(std::size_t i, Fn fn) const {
+  void for_each_run(std::size_t i, Fn fn) const {
     const NodeSnapshot::Node& n = s_.nodes[i];
     const std::vector<Point>& samples = n.leaf ? n.points : n.voxels;
-    if (!samples.empty()) fn(samples.data(), samples.size());
+    if (samples.empty()) return;
+    if (layout_.record_bytes == 0) return fn(samples.data(), nullptr, samples.size());
+    thread_local std::vector<std::byte> records;
+    records.resize(samples.size() * layout_.record_bytes);
+    pack_records(n.attributes, layout_, 0, samples.size(), records.data());
+    fn(samples.data(), records.data(), samples.size());
   }
 
  private:
   const NodeSnapshot& s_;
+  ChannelLayout layout_;
 };
 
 struct Selection {
@@ -115,28 +127,31 @@ RenderStats render_on_cpu(const Tree& tree, const RenderJob& job, Framebuffer& f
   const RenderParams& p = job.params;
   std::uint64_t* words = fb.words();
   std::uint64_t* sums = fb.sums();
+  const std::size_t stride = tree.record_bytes();
   auto pass = [&](bool second) {
     fb.pool().parallel_for(sel.drawn.size(), 1, [&](unsigned, std::size_t begin, std::size_t end) {
       for (std::size_t d = begin; d < end; ++d) {
-        tree.for_each_span(sel.drawn[d], [&](const Point* pts, std::size_t count) {
-          for (std::size_t j = 0; j < count; ++j) {
-            const Point& q = pts[j];
-            const std::uint32_t rgba = sample_color(p, q.z, q.rgba);
-            std::uint32_t pixel = 0;
-            std::uint64_t word = 0;
-            if (!project_sample(p, q.x, q.y, q.z, rgba, pixel, word)) continue;
-            for_each_covered(p, pixel, [&](std::uint32_t px) {
-              if (!second) {
-                splat_word(words, px, word);
-              } else if (blends(word, words[px])) {
-                std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px}])
-                    .fetch_add(blend_sum0(rgba), std::memory_order_relaxed);
-                std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px} + 1])
-                    .fetch_add(blend_sum1(rgba), std::memory_order_relaxed);
-              }
-            });
-          }
-        });
+        tree.for_each_run(sel.drawn[d],
+                          [&](const Point* pts, const std::byte* records, std::size_t count) {
+                            const auto* record = reinterpret_cast<const std::uint8_t*>(records);
+                            for (std::size_t j = 0; j < count; ++j, record += stride) {
+                              const Point& q = pts[j];
+                              const std::uint32_t rgba = sample_color(p, q.z, q.rgba, record);
+                              std::uint32_t pixel = 0;
+                              std::uint64_t word = 0;
+                              if (!project_sample(p, q.x, q.y, q.z, rgba, pixel, word)) continue;
+                              for_each_covered(p, pixel, [&](std::uint32_t px) {
+                                if (!second) {
+                                  splat_word(words, px, word);
+                                } else if (blends(word, words[px])) {
+                                  std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px}])
+                                      .fetch_add(blend_sum0(rgba), std::memory_order_relaxed);
+                                  std::atomic_ref<std::uint64_t>(sums[2 * std::size_t{px} + 1])
+                                      .fetch_add(blend_sum1(rgba), std::memory_order_relaxed);
+                                }
+                              });
+                            }
+                          });
       }
     });
   };

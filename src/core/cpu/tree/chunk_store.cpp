@@ -7,10 +7,12 @@
 
 namespace simlod::detail::cpu {
 
-ChunkStore::ChunkStore(std::uint32_t capacity)
+ChunkStore::ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes)
     : capacity_(capacity),
-      per_slab_(static_cast<std::uint32_t>(
-          std::max<std::uint64_t>(1, kChunkSlabBytes / (std::uint64_t{capacity} * 16)))) {}
+      record_bytes_(record_bytes),
+      per_slab_(
+          static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kChunkSlabBytes / chunk_bytes()))) {
+}
 
 void ChunkStore::prepare(std::uint64_t takes, std::uint64_t releases) {
   pool_.reserve(pool_.size() + releases);
@@ -20,7 +22,7 @@ void ChunkStore::prepare(std::uint64_t takes, std::uint64_t releases) {
   if (total >= kNone) throw std::bad_alloc();  // chunk ids are 32-bit
   next_.reserve(total);
   while (std::uint64_t{slabs_.size()} * per_slab_ < total) {
-    slabs_.emplace_back(new std::byte[std::size_t{per_slab_} * capacity_ * sizeof(Point)]);
+    slabs_.emplace_back(new std::byte[std::size_t{per_slab_} * chunk_bytes()]);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/channels.hpp"
 #include "core/cpu/tree/store.hpp"
 #include "simlod/error.hpp"
 
@@ -40,6 +41,12 @@ OctreeStats stats(const TreeStore& t) {
   s.chunks_used = s.chunks_allocated - s.chunks_pooled;
   s.bytes_points = t.point_chunks * t.chunks.chunk_bytes();
   s.bytes_voxels = t.voxel_chunks * t.chunks.chunk_bytes();
+  const ChannelLayout layout = channel_layout(t.config.channels);
+  for (std::size_t a = 0; a < kAttributeCount; ++a) {
+    if (!layout.has(static_cast<Attribute>(a))) continue;
+    s.bytes_channels[a] = (t.point_chunks + t.voxel_chunks) * t.chunks.capacity() *
+                          attribute_width(static_cast<Attribute>(a));
+  }
   s.bytes_grids = t.grids.count() * t.grids.grid_bytes();
   s.bytes_nodes = t.nodes.size() * kNodeBytes;
   s.bytes_filter = t.index.bytes();
@@ -53,6 +60,8 @@ OctreeStats stats(const TreeStore& t) {
 NodeSnapshot snapshot(const TreeStore& t) {
   NodeSnapshot out;
   out.cube = t.geometry.cube;
+  out.channels = t.config.channels;
+  const ChannelLayout layout = channel_layout(t.config.channels);
   out.nodes.resize(t.nodes.size());
   const ReadView view = t.read();
   for (std::uint32_t id = 0; id < t.nodes.size(); ++id) {
@@ -65,8 +74,10 @@ NodeSnapshot snapshot(const TreeStore& t) {
     for (int k = 0; k < 8; ++k) s.children[k] = static_cast<std::int32_t>(info.children[k]);
     std::vector<Point>& samples = info.leaf ? s.points : s.voxels;
     samples.reserve(info.samples);
-    view.for_each_span(
-        id, [&](const Point* p, std::size_t n) { samples.insert(samples.end(), p, p + n); });
+    view.for_each_run(id, [&](const Point* p, const std::byte* records, std::size_t n) {
+      samples.insert(samples.end(), p, p + n);
+      if (records != nullptr) unpack_records(records, n, layout, s.attributes);
+    });
   }
   return out;
 }

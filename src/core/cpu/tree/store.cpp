@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "simlod/detail/channels.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cpu {
@@ -11,7 +12,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
     : config(config_),
       geometry(geometry_),
       limit(config_.memory_bytes),
-      chunks(config_.chunk_capacity),
+      chunks(config_.chunk_capacity, channel_layout(config_.channels).record_bytes),
       grids(geometry_.grid_bits),
       index(config_) {
   nodes.emplace_back();  // the root: an empty leaf

@@ -3,10 +3,9 @@
 // (core/cpu/update/), consumers read it through a ReadView (core/cpu/render/, snapshot(),
 // stats(), the node reader). Layouts: core/cpu/tree/node.hpp, chunk_store.hpp, grid_store.hpp.
 //
-// Room for per-point attribute channels (intensity, classification, returns, GPS time): a
-// channel will be an array parallel to the chunk memory, element (chunk, slot) beside sample
-// (chunk, slot), grown with the chunks and moved by the same commit that moves a point, so that
-// a tree without channels pays nothing and the builders only learn to copy one more array.
+// Attribute channels (OctreeConfig::channels) live in the chunks: record (chunk, slot) beside
+// sample (chunk, slot) (chunk_store.hpp), taken, pooled and moved with it, so that a tree
+// without channels pays nothing and the builders only copy one more record per sample.
 #pragma once
 
 #include <cstddef>
@@ -30,15 +29,22 @@ struct ReadView {
   const ChunkStore* chunks = nullptr;
   const OctreeGeometry* geometry = nullptr;
 
+  /// Calls fn(const Point*, const std::byte* records, std::size_t) for each run of node i's
+  /// samples, in list order; records: their channel records (nullptr without channels).
+  template <class Fn>
+  void for_each_run(std::size_t i, Fn fn) const {
+    std::uint64_t left = nodes[i].count;
+    const bool channels = chunks->record_bytes() != 0;
+    for (std::uint32_t c = nodes[i].head; left > 0; c = chunks->next(c)) {
+      const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
+      fn(chunks->data(c), channels ? chunks->records(c) : nullptr, static_cast<std::size_t>(k));
+      left -= k;
+    }
+  }
   /// Calls fn(const Point*, std::size_t) for each run of node i's samples, in list order.
   template <class Fn>
   void for_each_span(std::size_t i, Fn fn) const {
-    std::uint64_t left = nodes[i].count;
-    for (std::uint32_t c = nodes[i].head; left > 0; c = chunks->next(c)) {
-      const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
-      fn(chunks->data(c), static_cast<std::size_t>(k));
-      left -= k;
-    }
+    for_each_run(i, [&](const Point* p, const std::byte*, std::size_t k) { fn(p, k); });
   }
 };
 

@@ -17,6 +17,7 @@ struct VoxelRecord {
   std::uint32_t node;
   std::uint32_t cell;
   std::uint32_t rgba;
+  std::uint32_t source;  ///< the batch sample (Batch::point) whose colour it took
 };
 
 struct Batch {
@@ -26,8 +27,11 @@ struct Batch {
   };
 
   std::span<const Point> input;
-  std::vector<Point> spill;            ///< stored points of leaves split by this batch
-  std::vector<QuantPoint> q;           ///< input points, then spill points
+  std::span<const std::byte> input_records;  ///< channel records of `input` (or empty)
+  std::size_t record_bytes = 0;              ///< per record; 0 = no channels
+  std::vector<Point> spill;                  ///< stored points of leaves split by this batch
+  std::vector<std::byte> spill_records;      ///< their channel records
+  std::vector<QuantPoint> q;                 ///< input points, then spill points
   std::vector<std::uint32_t> node_of;  ///< per point: the node its walk reached (finally a leaf)
   std::vector<std::uint32_t> leaves;   ///< leaves receiving points, ascending per round
   std::vector<std::uint32_t> voxel_nodes;              ///< inner nodes receiving voxels, ascending
@@ -43,8 +47,12 @@ struct Batch {
 
   /// Starts a batch; vectors keep their capacity, so that steady streaming of equal batches
   /// allocates (and page-faults) nothing.
-  void reset(std::span<const Point> batch, unsigned workers) {
+  void reset(std::span<const Point> batch, std::span<const std::byte> records,
+             std::size_t record_size, unsigned workers) {
     input = batch;
+    input_records = records;
+    record_bytes = record_size;
+    spill_records.clear();
     for (auto* v : {&leaves, &voxel_nodes, &table}) v->clear();
     spill.clear();
     q.clear();
@@ -63,6 +71,11 @@ struct Batch {
   [[nodiscard]] std::size_t size() const { return q.size(); }
   [[nodiscard]] const Point& point(std::size_t i) const {
     return i < input.size() ? input[i] : spill[i - input.size()];
+  }
+  /// The channel record of sample i (record_bytes > 0).
+  [[nodiscard]] const std::byte* record(std::size_t i) const {
+    return i < input.size() ? input_records.data() + i * record_bytes
+                            : spill_records.data() + (i - input.size()) * record_bytes;
   }
 };
 

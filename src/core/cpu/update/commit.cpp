@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -100,13 +101,21 @@ void Updater::insert_samples(Batch& b) noexcept {
   const std::uint32_t cap = config_.chunk_capacity;
   // Where sample k (0-based within this batch) of node `id` goes: the tail's free slots, then
   // the node's new chunks in table order. Node counts are still the pre-batch ones here.
-  auto slot = [&](std::uint32_t id, std::uint64_t k) -> Point* {
+  // Returns the point's address and stores its record's in `record`.
+  const std::size_t record_bytes = b.record_bytes;
+  auto slot = [&](std::uint32_t id, std::uint64_t k, std::byte*& record) -> Point* {
     const std::uint64_t count = nodes_[id].count;
     const NodeScratch& s = scratch_[id];
     const std::uint64_t room = tail_room(count, cap);
-    if (k < room) return chunks_.data(s.base_tail) + (count % cap) + k;
-    const std::uint64_t j = k - room;
-    return chunks_.data(b.table[s.table + j / cap]) + j % cap;
+    std::uint32_t chunk = s.base_tail;
+    std::uint64_t at = (count % cap) + k;
+    if (k >= room) {
+      const std::uint64_t j = k - room;
+      chunk = b.table[s.table + j / cap];
+      at = j % cap;
+    }
+    record = chunks_.records(chunk) + at * record_bytes;
+    return chunks_.data(chunk) + at;
   };
   auto voxel = [&](const VoxelRecord& v) {
     return voxel_sample(geometry_, nodes_[v.node], v.cell, v.rgba);
@@ -152,13 +161,16 @@ void Updater::insert_samples(Batch& b) noexcept {
     for (std::size_t part = lo; part < hi; ++part) {
       const bool points = part < point_parts;
       for_each_sample(part, [&](std::uint32_t* row, std::uint32_t id, std::size_t i) {
-        Point* dst = slot(id, row[scratch_[id].cursor]++);
+        std::byte* record = nullptr;
+        Point* dst = slot(id, row[scratch_[id].cursor]++, record);
         if (points) {
           *dst = b.point(i);
+          if (record_bytes != 0) std::memcpy(record, b.record(i), record_bytes);
           return;
         }
         const VoxelRecord& v = b.voxels[part - point_parts][i];
         *dst = voxel(v);
+        if (record_bytes != 0) std::memcpy(record, b.record(v.source), record_bytes);
         if (index) store_.index.add(v.node, v.cell, dst);
       });
     }

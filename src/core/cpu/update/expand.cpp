@@ -94,6 +94,10 @@ void Updater::split(Batch& b, std::uint32_t leaf) {
     const std::size_t n = std::min<std::size_t>(left, config_.chunk_capacity);
     const Point* data = chunks_.data(c);
     b.spill.insert(b.spill.end(), data, data + n);
+    if (b.record_bytes != 0) {
+      const std::byte* records = chunks_.records(c);
+      b.spill_records.insert(b.spill_records.end(), records, records + n * b.record_bytes);
+    }
     for (std::size_t j = 0; j < n; ++j) b.q.push_back(quantize(data[j], geometry_.quant_scale));
     left -= n;
   }

@@ -31,7 +31,7 @@ void Updater::sample(Batch& b) {
         if ((word.load(std::memory_order_relaxed) & bit) == 0) {
           // Record first, so that every bit set has a record for rollback() even if the
           // push throws.
-          records.push_back({node, cell, b.point(i).rgba});
+          records.push_back({node, cell, b.point(i).rgba, static_cast<std::uint32_t>(i)});
           if ((word.fetch_or(bit, std::memory_order_relaxed) & bit) != 0) {
             records.pop_back();  // another point was first
           } else {

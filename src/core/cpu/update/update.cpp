@@ -17,9 +17,9 @@ UpdateScratch::UpdateScratch(unsigned threads)
 UpdateScratch::~UpdateScratch() = default;
 
 void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,
-                  UpdateStats& stats) {
+                  std::span<const std::byte> records, UpdateStats& stats) {
   index_tree(store, scratch.pool);  // a tree the bulk builder wrote gets its index first
-  Updater(store, scratch).run(batch, stats);
+  Updater(store, scratch).run(batch, records, stats);
 }
 
 Updater::Updater(TreeStore& store, UpdateScratch& scratch)
@@ -54,9 +54,10 @@ void Updater::require(const Batch& b, std::uint64_t extra, std::string_view what
       b.input.size(), now + extra - b.charged_before, what, free_before, limit_));
 }
 
-void Updater::run(std::span<const Point> batch, UpdateStats& stats) {
+void Updater::run(std::span<const Point> batch, std::span<const std::byte> records,
+                  UpdateStats& stats) {
   Batch& b = batch_;
-  b.reset(batch, pool_.size());
+  b.reset(batch, records, chunks_.record_bytes(), pool_.size());
   b.old_nodes = nodes_.size();
   b.old_grids = grids_.count();
   b.charged_before = charged();

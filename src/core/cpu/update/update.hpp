@@ -45,7 +45,9 @@ bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats);
 
 /// Inserts one validated, non-empty batch completely, or throws CapacityError (memory reserve
 /// or host memory) having changed nothing. Sets stats.split_rounds.
+/// `records`: the points' channel records (store.chunks.record_bytes() each), empty without
+/// channels.
 void insert_batch(TreeStore& store, UpdateScratch& scratch, std::span<const Point> batch,
-                  UpdateStats& stats);
+                  std::span<const std::byte> records, UpdateStats& stats);
 
 }  // namespace simlod::detail::cpu

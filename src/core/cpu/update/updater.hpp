@@ -16,7 +16,7 @@ namespace simlod::detail::cpu {
 class Updater {
  public:
   Updater(TreeStore& store, UpdateScratch& scratch);
-  void run(std::span<const Point> batch, UpdateStats& stats);
+  void run(std::span<const Point> batch, std::span<const std::byte> records, UpdateStats& stats);
 
  private:
   std::uint32_t expand(Batch& b);

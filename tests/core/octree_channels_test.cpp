@@ -1,0 +1,346 @@
+// Attribute channels of the octree (OctreeConfig::channels): the record layout, leaves that keep
+// their points' attributes through splits, voxels that take the attributes of the sample whose
+// colour they took, memory per channel, the colour modes that read them, and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "core/channels.hpp"
+#include "core/expect_refused.hpp"
+#include "core/octree_test_util.hpp"
+#include "core/render_math.hpp"
+#include "simlod/coloring.hpp"
+#include "simlod/error.hpp"
+#include "simlod/framebuffer.hpp"
+#include "simlod/render.hpp"
+#include "simlod/view.hpp"
+
+namespace simlod::test {
+namespace {
+
+/// Point i carries its index in its colour (24 bits), so every stored sample names its source.
+std::uint32_t index_rgba(std::size_t i) {
+  return pack_rgba(i & 255u, (i >> 8) & 255u, (i >> 16) & 255u, 255);
+}
+std::size_t index_of(std::uint32_t rgba) { return rgba & 0xFFFFFFu; }
+
+/// Every attribute of point i, a function of i.
+PointAttributes make_attributes(std::size_t n) {
+  PointAttributes a;
+  a.resize(kAllAttributes, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.intensity[i] = static_cast<std::uint16_t>(i * 2654435761u >> 16);
+    a.return_number[i] = static_cast<std::uint8_t>(1 + i % 4);
+    a.number_of_returns[i] = static_cast<std::uint8_t>(1 + (i / 4) % 4);
+    a.classification[i] = static_cast<std::uint8_t>(i % 23);
+    a.classification_flags[i] = static_cast<std::uint8_t>(i % 16);
+    a.scanner_channel[i] = static_cast<std::uint8_t>(i % 4);
+    a.scan_flags[i] = static_cast<std::uint8_t>(i % 3);
+    a.scan_angle[i] = static_cast<float>(i % 181) - 90.0f;
+    a.user_data[i] = static_cast<std::uint8_t>(i * 7);
+    a.point_source_id[i] = static_cast<std::uint16_t>(i / 1000);
+    a.gps_time[i] = 1e8 + static_cast<double>(i) * 0.25;
+    a.nir[i] = static_cast<std::uint16_t>(i * 31);
+  }
+  return a;
+}
+
+/// Compares sample j of `got` with point i of `want`, attribute by attribute.
+void expect_same(const PointAttributes& got, std::size_t j, const PointAttributes& want,
+                 std::size_t i, AttributeMask mask) {
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  std::vector<std::byte> a(layout.record_bytes), b(layout.record_bytes);
+  detail::pack_records(got, layout, j, 1, a.data());
+  detail::pack_records(want, layout, i, 1, b.data());
+  EXPECT_EQ(a, b) << "sample " << j << " against point " << i;
+}
+
+struct Built {
+  Octree tree;
+  std::vector<Point> points;
+  PointAttributes attributes;
+};
+
+/// The synthetic scene's points, coloured by index, inserted in batches with channels `mask`.
+Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t leaf = 1000,
+            unsigned threads = 0) {
+  const Scene& scene = random_scene(n, 3);
+  Built b{Octree::create(scene.bounds, {.backend = Backend::Cpu,
+                                        .max_points_per_leaf = leaf,
+                                        .chunk_capacity = 100,
+                                        .cpu_threads = threads,
+                                        .channels = mask}),
+          scene.points, make_attributes(n)};
+  for (std::size_t i = 0; i < n; ++i) b.points[i].rgba = index_rgba(i);
+  for (std::size_t begin = 0; begin < n; begin += batch) {
+    const std::size_t k = std::min(batch, n - begin);
+    // The attributes of points [begin, begin + k): those of the mask only.
+    const detail::ChannelLayout layout = detail::channel_layout(mask);
+    std::vector<std::byte> records(k * layout.record_bytes);
+    detail::pack_records(b.attributes, layout, begin, k, records.data());
+    PointAttributes part;
+    detail::unpack_records(records.data(), k, layout, part);
+    b.tree.insert(std::span(b.points).subspan(begin, k), part);
+    b.tree.update();
+  }
+  return b;
+}
+
+TEST(OctreeChannels, RecordLayoutAlignsEveryField) {
+  const detail::ChannelLayout two = detail::channel_layout(
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification));
+  EXPECT_EQ(two.record_bytes, 4u);
+  EXPECT_EQ(two.offset_of(Attribute::Intensity), 0u);
+  EXPECT_EQ(two.offset_of(Attribute::Classification), 2u);
+  EXPECT_FALSE(two.has(Attribute::GpsTime));
+  const detail::ChannelLayout all = detail::channel_layout(kAllAttributes);
+  EXPECT_EQ(all.record_bytes, 32u) << "8 + 4 + 3 * 2 + 7 * 1 = 25 bytes, padded to 8";
+  std::set<std::uint32_t> used;
+  for (std::size_t i = 0; i < kAttributeCount; ++i) {
+    const auto a = static_cast<Attribute>(i);
+    const std::uint32_t at = all.offset_of(a), w = detail::attribute_width(a);
+    EXPECT_EQ(at % w, 0u) << to_string(a) << " is aligned";
+    for (std::uint32_t k = 0; k < w; ++k) EXPECT_TRUE(used.insert(at + k).second) << to_string(a);
+  }
+  EXPECT_EQ(detail::channel_layout(0).record_bytes, 0u);
+  EXPECT_EQ(detail::channel_layout(attribute_bit(Attribute::UserData)).record_bytes, 4u);
+}
+
+TEST(OctreeChannels, PackAndUnpackRoundTrip) {
+  const PointAttributes a = make_attributes(50);
+  const detail::ChannelLayout layout = detail::channel_layout(kAllAttributes);
+  std::vector<std::byte> records(40 * layout.record_bytes);
+  detail::pack_records(a, layout, 10, 40, records.data());
+  PointAttributes back;
+  detail::unpack_records(records.data(), 40, layout, back);
+  for (std::size_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(back.intensity[i], a.intensity[10 + i]);
+    EXPECT_EQ(back.gps_time[i], a.gps_time[10 + i]);
+    EXPECT_EQ(back.scan_angle[i], a.scan_angle[10 + i]);
+    EXPECT_EQ(back.nir[i], a.nir[10 + i]);
+    EXPECT_EQ(back.classification[i], a.classification[10 + i]);
+  }
+}
+
+TEST(OctreeChannels, LeavesKeepTheirPointsAttributesAndVoxelsTheirColourSources) {
+  // Leaves of 1000 points, batches of 7000: leaves split in later batches, so stored points
+  // and their records move through the spill buffer.
+  constexpr std::size_t kN = 60'000;
+  Built b = build(kN, kAllAttributes, 7000);
+  const NodeSnapshot s = b.tree.snapshot();
+  EXPECT_EQ(s.channels, kAllAttributes);
+  std::vector<int> seen(kN, 0);
+  std::size_t inner = 0;
+  for (std::size_t k = 0; k < s.nodes.size(); ++k) {
+    const auto& node = s.nodes[k];
+    const auto& samples = node.leaf ? node.points : node.voxels;
+    ASSERT_EQ(node.attributes.size_of(Attribute::GpsTime), samples.size()) << "node " << k;
+    ASSERT_EQ(node.attributes.size_of(Attribute::Nir), samples.size()) << "node " << k;
+    for (std::size_t j = 0; j < samples.size(); ++j) {
+      const std::size_t i = index_of(samples[j].rgba);
+      ASSERT_LT(i, kN);
+      expect_same(node.attributes, j, b.attributes, i, kAllAttributes);
+      if (node.leaf) {
+        ++seen[i];
+        EXPECT_EQ(samples[j].x, b.points[i].x);
+        EXPECT_EQ(samples[j].z, b.points[i].z);
+        continue;
+      }
+      // The voxel's source lies in the voxel's cell: within half a cell of its centre.
+      const double cell = (node.bounds.max[0] - node.bounds.min[0]) / 128.0;
+      EXPECT_LE(std::abs(samples[j].x - b.points[i].x), 0.5 * cell * (1 + 1e-4));
+      EXPECT_LE(std::abs(samples[j].y - b.points[i].y), 0.5 * cell * (1 + 1e-4));
+    }
+    inner += node.leaf ? 0 : 1;
+  }
+  EXPECT_GT(inner, 8u) << "the tree split";
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(seen[i], 1) << "point " << i << " stored once";
+}
+
+TEST(OctreeChannels, MemoryPerChannel) {
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification);
+  Built with = build(20'000, mask, 5000);
+  Built without = build(20'000, 0, 5000);
+  const OctreeStats a = with.tree.stats(), b = without.tree.stats();
+  EXPECT_EQ(a.chunks_used, b.chunks_used) << "channels change no chunk count";
+  const std::uint64_t slots = a.chunks_used * 100;
+  EXPECT_EQ(a.bytes_channels[static_cast<std::size_t>(Attribute::Intensity)], slots * 2);
+  EXPECT_EQ(a.bytes_channels[static_cast<std::size_t>(Attribute::Classification)], slots * 1);
+  EXPECT_EQ(a.bytes_channels[static_cast<std::size_t>(Attribute::GpsTime)], 0u);
+  for (const std::uint64_t bytes : b.bytes_channels) EXPECT_EQ(bytes, 0u);
+  // A record of 4 bytes (intensity 2, class 1, padding 1) beside each 16-byte sample.
+  EXPECT_EQ(a.bytes_points + a.bytes_voxels, (b.bytes_points + b.bytes_voxels) * 20 / 16);
+}
+
+/// Renders `tree` from above at 64 x 64 (the scene's bounds), in `mode`.
+std::vector<std::uint8_t> render(const Octree& tree, ColorMode mode, const Bounds& box,
+                                 std::array<float, 2> intensity = {0.0f, 65535.0f}) {
+  View view = View::overview(box, 64, 64, 30.0, 60.0);
+  view.color = mode;
+  view.intensity_range = intensity;
+  Framebuffer fb(64, 64, Backend::Cpu);
+  rasterize(tree, view, fb);
+  return fb.download();
+}
+
+TEST(OctreeChannels, ColourModesEqualColouringWhileLoading) {
+  // One worker: first-come voxels come from the same points in both octrees.
+  constexpr std::size_t kN = 30'000;
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification) |
+      attribute_bit(Attribute::ReturnNumber) | attribute_bit(Attribute::NumberOfReturns) |
+      attribute_bit(Attribute::PointSourceId);
+  Built with = build(kN, mask, 6000, 1000, 1);
+  Bounds box;
+  for (const Point& p : with.points) box.expand(p.x, p.y, p.z);
+  const std::array<float, 2> range{1000.0f, 60000.0f};
+  const std::pair<ColorMode, ColorBy> modes[] = {
+      {ColorMode::Intensity, ColorBy::Intensity},
+      {ColorMode::Classification, ColorBy::Classification},
+      {ColorMode::Returns, ColorBy::Returns},
+      {ColorMode::PointSourceId, ColorBy::PointSourceId}};
+  for (const auto& [mode, by] : modes) {
+    std::vector<Point> coloured = with.points;
+    color_points(coloured, with.attributes, {.by = by, .intensity_range = range});
+    Octree plain = Octree::create(random_scene(kN, 3).bounds, {.backend = Backend::Cpu,
+                                                               .max_points_per_leaf = 1000,
+                                                               .chunk_capacity = 100,
+                                                               .cpu_threads = 1});
+    for (std::size_t begin = 0; begin < kN; begin += 6000) {
+      plain.insert(std::span(coloured).subspan(begin, std::min<std::size_t>(6000, kN - begin)));
+      plain.update();
+    }
+    const auto a = render(with.tree, mode, box, range);
+    std::size_t drawn = 0;
+    for (std::size_t px = 0; px + 3 < a.size(); px += 4)
+      drawn += (a[px] | a[px + 1] | a[px + 2]) != 0;
+    EXPECT_GT(drawn, 64u * 64u / 4) << "the scene fills the frame";
+    EXPECT_EQ(a, render(plain, ColorMode::Rgb, box)) << "mode " << static_cast<int>(mode);
+    // The snapshot draws the same.
+    View view = View::overview(box, 64, 64, 30.0, 60.0);
+    view.color = mode;
+    view.intensity_range = range;
+    Framebuffer fb(64, 64, Backend::Cpu);
+    rasterize(with.tree.snapshot(), view, fb);
+    EXPECT_EQ(fb.download(), a);
+  }
+  // The file's colours are still there: RGB mode draws the index colours.
+  EXPECT_NE(render(with.tree, ColorMode::Rgb, box), render(with.tree, ColorMode::Returns, box));
+}
+
+TEST(OctreeChannels, IntensityGammaComesInSteps) {
+  detail::RenderParams p{};
+  p.color_mode = detail::kColorIntensity;
+  p.intensity_low = 100.0f;
+  p.intensity_span = 100.0f;
+  for (std::uint32_t k = 0; k < 256; ++k) p.grey[k] = static_cast<std::uint8_t>(255 - k);
+  std::uint8_t record[4] = {};
+  const std::uint16_t v = 150;  // t = 0.5, 127.5 rounds to 128
+  std::memcpy(record, &v, 2);
+  EXPECT_EQ(detail::sample_color(p, 0.0f, pack_rgba(1, 2, 3, 77), record),
+            pack_rgba(127, 127, 127, 77));
+}
+
+TEST(OctreeChannels, BadRequestsAreRefused) {
+  const Scene& scene = random_scene(2000, 3);
+  const AttributeMask mask = attribute_bit(Attribute::Classification);
+  auto config = [&] { return OctreeConfig{.backend = Backend::Cpu, .channels = mask}; };
+  Octree tree = Octree::create(scene.bounds, config());
+  expect_refused([&] { tree.insert(scene.points); }, "insert(points, attributes)");
+  PointAttributes a;
+  expect_refused([&] { tree.insert(scene.points, a); }, "classification");
+  a.classification.assign(scene.points.size() - 1, 2);
+  expect_refused([&] { tree.insert(scene.points, a); }, "1999 values");
+  EXPECT_EQ(tree.stats().batches_queued, 0u);
+  expect_refused([&] { (void)tree.insert_now(scene.points); }, "insert_now");
+  a.classification.assign(scene.points.size(), 2);
+  std::vector<Point> bad = scene.points;
+  bad[7].x = std::nanf("");
+  expect_refused([&] { tree.insert(bad, a); }, "point 7");
+  tree.insert(scene.points, a);
+  tree.update();
+  EXPECT_EQ(tree.stats().points, scene.points.size());
+
+  OctreeConfig c = config();
+  c.sampling = Sampling::Average;
+  expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "FirstCome");
+  c = config();
+  c.channels = 1u << 20;
+  expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "no attribute");
+  c = config();
+  c.backend = Backend::Cuda;
+  expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "CPU backend");
+  expect_refused([&] { (void)Octree::build(scene.points, scene.bounds, config()); },
+                 "incremental builder");
+
+  // Colour modes need their channels.
+  Framebuffer fb(16, 16, Backend::Cpu);
+  View view = View::overview(scene.bounds, 16, 16);
+  view.color = ColorMode::Intensity;
+  expect_refused([&] { rasterize(tree, view, fb); }, "channel intensity");
+  view.color = ColorMode::Classification;
+  EXPECT_NO_THROW(rasterize(tree, view, fb));
+  view.intensity_range = {5.0f, 5.0f};
+  view.color = ColorMode::Intensity;
+  expect_refused([&] { rasterize(tree, view, fb); }, "intensity_range");
+  view.intensity_range = {0.0f, 1.0f};
+  view.intensity_gamma = 0.0f;
+  expect_refused([&] { rasterize(tree, view, fb); }, "intensity_gamma");
+  // A snapshot whose channel arrays are shorter than its samples.
+  NodeSnapshot s = tree.snapshot();
+  std::size_t k = 0;
+  while (s.nodes[k].points.empty() && s.nodes[k].voxels.empty()) ++k;
+  s.nodes[k].attributes.classification.pop_back();
+  view = View::overview(scene.bounds, 16, 16);
+  view.color = ColorMode::Classification;
+  expect_refused([&] { rasterize(s, view, fb); }, "values of its channel");
+}
+
+TEST(OctreeChannels, ABatchThatDoesNotFitLeavesEveryRecordInPlace) {
+  // A reserve that runs out mid-stream: refused batches change nothing, and every stored
+  // sample still carries its own attributes.
+  constexpr std::size_t kN = 20'000;
+  const Scene& scene = random_scene(kN, 3);
+  const AttributeMask mask =
+      attribute_bit(Attribute::GpsTime) | attribute_bit(Attribute::Intensity);
+  Octree tree = Octree::create(scene.bounds, {.backend = Backend::Cpu,
+                                              .max_points_per_leaf = 500,
+                                              .chunk_capacity = 100,
+                                              .memory_bytes = 2'000'000,
+                                              .channels = mask});
+  std::vector<Point> points = scene.points;
+  for (std::size_t i = 0; i < kN; ++i) points[i].rgba = index_rgba(i);
+  const PointAttributes all = make_attributes(kN);
+  bool refused = false;
+  for (std::size_t begin = 0; begin < kN; begin += 2000) {
+    PointAttributes part;
+    part.intensity.assign(all.intensity.begin() + begin, all.intensity.begin() + begin + 2000);
+    part.gps_time.assign(all.gps_time.begin() + begin, all.gps_time.begin() + begin + 2000);
+    tree.insert(std::span(points).subspan(begin, 2000), part);
+    try {
+      tree.update();
+    } catch (const CapacityError&) {
+      refused = true;
+      tree.discard_queued();
+    }
+  }
+  EXPECT_TRUE(refused) << "the reserve ran out";
+  const NodeSnapshot s = tree.snapshot();
+  std::uint64_t stored = 0;
+  for (const auto& node : s.nodes) {
+    const auto& samples = node.leaf ? node.points : node.voxels;
+    for (std::size_t j = 0; j < samples.size(); ++j) {
+      expect_same(node.attributes, j, all, index_of(samples[j].rgba), mask);
+    }
+    stored += node.leaf ? samples.size() : 0;
+  }
+  EXPECT_EQ(stored, tree.stats().points);
+  EXPECT_GT(stored, 0u);
+}
+
+}  // namespace
+}  // namespace simlod::test
