@@ -286,6 +286,10 @@ class Octree {
   /// The same for a PinnedBatch, whose points checked by PinnedBatch::check() against this
   /// octree's cube are not checked again (the rest is).
   UpdateStats insert_now(const PinnedBatch& batch);
+  /// insert_now() of an octree with attribute channels: `attributes` as for insert(points,
+  /// attributes) (InvalidInput when one is missing or short; nothing goes in then).
+  UpdateStats insert_now(std::span<const Point> batch, const PointAttributes& attributes);
+  UpdateStats insert_now(const PinnedBatch& batch, const PointAttributes& attributes);
   /// The same for a DeviceBatch (device_batch.hpp) on this CUDA octree's device: no upload;
   /// the points are checked on the device (DeviceBatch::check(), unless that found them good
   /// for this cube already), and the batch may be clear()ed and refilled as soon as this
@@ -346,7 +350,8 @@ class Octree {
 
  private:
   /// insert_now() of a batch whose first `checked` points need no check.
-  UpdateStats insert_now(std::span<const Point> batch, std::size_t checked);
+  UpdateStats insert_now(std::span<const Point> batch, std::size_t checked,
+                         const PointAttributes* attributes = nullptr);
   // The renderer (render.hpp) draws the store behind the facade.
   friend RenderStats rasterize(const Octree& octree, const View& view, Framebuffer& fb);
   friend void rasterize_async(const Octree& octree, const View& view, Framebuffer& fb,

@@ -30,6 +30,8 @@ struct OctreeImpl {
   /// Buffers of inserted batches kept for the next insert(): streaming equal batches then
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
   std::vector<Queued> spare;
+  /// insert_now(): the batch's packed channel records (kept for the next call).
+  std::vector<std::byte> now_records;
   UpdateStats last_update;
   BuildStats build;     ///< what Octree::build() measured; zero after create()
   BuildStats finalize;  ///< what the last finalize() that computed colours measured

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
+#include <vector>
 
+#include "core/channels.hpp"
 #include "core/octree_impl.hpp"
 #include "simlod/device_batch.hpp"
 #include "simlod/error.hpp"
@@ -19,18 +22,18 @@ UpdateStats Octree::insert_now(const PinnedBatch& batch) {
   return insert_now(batch.points(), batch.checked_points(cube()));
 }
 
+UpdateStats Octree::insert_now(std::span<const Point> batch, const PointAttributes& attributes) {
+  return insert_now(batch, 0, &attributes);
+}
+
+UpdateStats Octree::insert_now(const PinnedBatch& batch, const PointAttributes& attributes) {
+  return insert_now(batch.points(), batch.checked_points(cube()), &attributes);
+}
+
 namespace {
 
-/// Inserting past queued batches would reorder the caller's batches; batches without
-/// attributes cannot fill an octree's channels.
+/// Inserting past queued batches would reorder the caller's batches.
 void refuse_when_queued(const detail::OctreeImpl& s) {
-  if (s.config.channels != 0) {
-    throw InvalidInput(fmt::format(
-        "insert_now: this octree keeps the attribute channels {}, which insert_now() does not "
-        "take in this version; use insert(points, attributes) and update() (nothing of the "
-        "batch was inserted)",
-        attribute_names(s.config.channels)));
-  }
   if (s.queue.empty()) return;
   throw InvalidInput(fmt::format(
       "insert_now: {} batches are queued; update() or discard_queued() them first (nothing of "
@@ -46,6 +49,12 @@ UpdateStats Octree::insert_now(DeviceBatch& batch) {
   UpdateStats stats;
   try {
     refuse_when_queued(s);
+    if (s.config.channels != 0) {
+      throw InvalidInput(fmt::format(
+          "insert_now(DeviceBatch&): this octree keeps the attribute channels {}, which a "
+          "DeviceBatch does not carry (nothing of the batch was inserted)",
+          attribute_names(s.config.channels)));
+    }
     if (s.config.backend != Backend::Cuda) {
       throw InvalidInput(
           "insert_now(DeviceBatch&): this octree runs on the CPU backend; a "
@@ -76,18 +85,40 @@ UpdateStats Octree::insert_now(DeviceBatch& batch) {
   return stats;
 }
 
-UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked) {
+UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked,
+                               const PointAttributes* attributes) {
   detail::OctreeImpl& s = impl();
   const auto start = std::chrono::steady_clock::now();
   UpdateStats stats;
   try {
     refuse_when_queued(s);
+    if (s.config.channels != 0 && attributes == nullptr) {
+      throw InvalidInput(fmt::format(
+          "insert_now: this octree keeps the attribute channels {}; insert the batch with its "
+          "attributes (insert_now(points, attributes)); nothing of the batch was inserted",
+          attribute_names(s.config.channels)));
+    }
+    if (attributes != nullptr) {
+      detail::check_channel_attributes(*attributes, s.config.channels, batch.size(), "insert_now");
+    }
     // Points a PinnedBatch::check() covered were checked against this cube's edge already.
     detail::validate_batch(batch, s.geometry, "inserted", checked);
+    // The channel records, packed once into a buffer the octree keeps for the next call.
+    std::vector<std::byte>& records = s.now_records;
+    const std::size_t stride = s.channels.record_bytes;
+    try {
+      records.resize(batch.size() * stride);
+    } catch (const std::bad_alloc&) {
+      throw CapacityError(fmt::format(
+          "not enough host memory for the attribute records of a batch of {} points; nothing "
+          "of it was inserted",
+          batch.size()));
+    }
+    if (stride != 0) detail::pack_records(*attributes, s.channels, 0, batch.size(), records.data());
     // Batches of max_batch_points, as insert() queues them; each goes in whole or in pieces.
     const std::size_t limit = s.config.max_batch_points;
     for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
-      detail::insert_in_pieces(s, detail::BatchSource::of(batch), begin,
+      detail::insert_in_pieces(s, detail::BatchSource::of(batch, records), begin,
                                std::min(batch.size(), begin + limit), stats);
     }
   } catch (...) {

@@ -35,6 +35,9 @@ struct BatchSlot {
   PinnedBatch host;           ///< SlotMemory::Host (not page-locked)
   DeviceBatch device;         ///< SlotMemory::Device
   Point* host_out = nullptr;  ///< host.points().data(), taken when the slot was acquired
+  /// The octree's attribute channels of the points (host slots of an octree that keeps
+  /// channels), element i beside point i; the arrays keep their memory between batches.
+  PointAttributes attributes;
 
   [[nodiscard]] bool on_device() const { return device.capacity() > 0; }
   /// Where the loader writes points [at, at + n) of the batch, n <= DeviceBatch::kPiecePoints,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/attribute_arrays.hpp"
 #include "simlod/error.hpp"
 #include "simlod/octree.hpp"
 
@@ -43,7 +44,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
     ReaderOptions options;
     options.origin = ctx.cube.min;
     options.threads = 1;  // the loaders are the parallelism
-    options.attributes = attributes_for(ctx.coloring.by);
+    options.attributes = attributes_for(ctx.coloring.by) | ctx.channels;
     open.reader = open_reader(ctx.files[b.source].path, options);
     open.source = b.source;
   }
@@ -52,8 +53,11 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
   for (std::size_t at = 0; at < b.points; at += kPiecePoints) {
     const std::span<Point> piece = slot.piece(at, std::min(kPiecePoints, b.points - at));
     const bool coloring = ctx.coloring.by != ColorBy::File;
-    const std::size_t n = coloring ? reader.read(piece, open.attributes) : reader.read(piece);
+    const bool attributes = coloring || ctx.channels != 0;
+    const std::size_t n = attributes ? reader.read(piece, open.attributes) : reader.read(piece);
     if (coloring) color_points(piece.first(n), open.attributes, ctx.coloring);
+    // The octree's channels travel with the batch, beside its points.
+    if (ctx.channels != 0) copy_attributes(open.attributes, n, slot.attributes, at, ctx.channels);
     if (n != piece.size()) {
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
                                 ctx.files[b.source].path.string(), piece.size(), b.first + at, n));

@@ -49,6 +49,7 @@ struct LoaderContext {
                 ///< stored relative to its min corner
   std::vector<double> bytes_per_point;  ///< per file: file size / points
   ColorByOptions coloring;              ///< resolved (an intensity range is set)
+  AttributeMask channels = 0;           ///< the octree's attribute channels: read with the points
 
   std::atomic<std::size_t> next_unit{0};
   /// Per source: the first batch (stream sequence) known to have failed; batches after it are

@@ -142,8 +142,13 @@ UpdateStats Streamer::update(std::chrono::microseconds budget) {
       }
     }
     try {
-      add(stats, slot.on_device() ? tree.insert_now(slot.device)
-                                  : tree.insert_now(std::as_const(slot.host)));
+      if (slot.on_device()) {
+        add(stats, tree.insert_now(slot.device));
+      } else if (tree.config().channels != 0) {
+        add(stats, tree.insert_now(std::as_const(slot.host), slot.attributes));
+      } else {
+        add(stats, tree.insert_now(std::as_const(slot.host)));
+      }
     } catch (const CapacityError& e) {
       // The device is full: what did not fit of this batch is dropped (the stream goes on,
       // later batches may find memory freed).

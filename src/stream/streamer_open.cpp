@@ -45,6 +45,19 @@ void resolve_coloring(ColorByOptions& c, const std::vector<FileInfo>& files,
   }
 }
 
+/// Some file must hold the octree's attribute channels; a file without them fails alone.
+void resolve_channels(AttributeMask channels, const std::vector<FileInfo>& files,
+                      const std::vector<std::exception_ptr>& errors) {
+  if (channels == 0) return;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!errors[i] && (files[i].attributes & channels) == channels) return;
+  }
+  throw InvalidInput(
+      fmt::format("the octree keeps the attribute channels {}, but none of the {} "
+                  "file(s) has them all",
+                  attribute_names(channels), files.size()));
+}
+
 std::uint32_t first_batch(const StreamConfig& c) {
   return c.first_batch_points == 0 ? c.batch_points
                                    : std::min(c.first_batch_points, c.batch_points);
@@ -102,7 +115,9 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   // first batch is read (and its buffer page-locked) while the device memory is reserved.
   // Octree::create() validates the rest of the configuration.
   const Bounds root = Octree::root_cube(cube);
-  const bool cuda = resolve_backend(oc.backend) == Backend::Cuda;
+  // An octree with attribute channels runs on the CPU (Octree::create); its batches stay
+  // on the host.
+  const bool cuda = oc.channels == 0 && resolve_backend(oc.backend) == Backend::Cuda;
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);
   source_inserted.assign(source_failed.size(), 0);
@@ -120,6 +135,7 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
                                                             generator.get(), root);
   detail::LoaderContext& ctx = *loaders_context;
   ctx.coloring = config.color_by;
+  ctx.channels = config.octree.channels;
   for (const FileInfo& info : files) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(info.path, ec);
@@ -170,6 +186,7 @@ Streamer Streamer::open(const std::vector<std::filesystem::path>& paths,
   }
   impl->bounds = bounds.empty() ? Bounds{{0, 0, 0}, {1, 1, 1}} : bounds;
   resolve_coloring(impl->config.color_by, impl->files, errors);
+  resolve_channels(config.octree.channels, impl->files, errors);
   const Bounds cube = config.cube.value_or(impl->bounds);
 
   impl->plan = detail::make_stream_plan(sources, first_batch(config), config.batch_points);
@@ -190,6 +207,11 @@ Streamer Streamer::synthetic(const synth::SceneConfig& scene, const StreamConfig
   if (config.color_by.by != ColorBy::File) {
     throw InvalidInput(fmt::format("cannot colour the synthetic scene by {}: it has no attributes",
                                    to_string(config.color_by.by)));
+  }
+  if (config.octree.channels != 0) {
+    throw InvalidInput(
+        fmt::format("the synthetic scene has no attributes for the octree's channels ({})",
+                    attribute_names(config.octree.channels)));
   }
   auto impl = std::make_unique<Impl>();
   impl->config = config;

@@ -160,6 +160,36 @@ TEST(OctreeChannels, LeavesKeepTheirPointsAttributesAndVoxelsTheirColourSources)
   for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(seen[i], 1) << "point " << i << " stored once";
 }
 
+TEST(OctreeChannels, InsertNowEqualsInsertAndUpdate) {
+  constexpr std::size_t kN = 20'000;
+  const AttributeMask mask =
+      attribute_bit(Attribute::Classification) | attribute_bit(Attribute::PointSourceId);
+  Built queued = build(kN, mask, 4000, 1000, 1);
+  Octree now = Octree::create(random_scene(kN, 3).bounds, {.backend = Backend::Cpu,
+                                                           .max_points_per_leaf = 1000,
+                                                           .chunk_capacity = 100,
+                                                           .cpu_threads = 1,
+                                                           .channels = mask});
+  for (std::size_t begin = 0; begin < kN; begin += 4000) {
+    PointAttributes part;
+    part.classification.assign(queued.attributes.classification.begin() + begin,
+                               queued.attributes.classification.begin() + begin + 4000);
+    part.point_source_id.assign(queued.attributes.point_source_id.begin() + begin,
+                                queued.attributes.point_source_id.begin() + begin + 4000);
+    (void)now.insert_now(std::span(queued.points).subspan(begin, 4000), part);
+  }
+  const NodeSnapshot a = queued.tree.snapshot(), b = now.snapshot();
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (std::size_t k = 0; k < a.nodes.size(); ++k) {
+    const auto& x = a.nodes[k];
+    const auto& y = b.nodes[k];
+    ASSERT_EQ(x.points.size(), y.points.size()) << k;
+    ASSERT_EQ(x.voxels.size(), y.voxels.size()) << k;
+    EXPECT_EQ(x.attributes.classification, y.attributes.classification) << k;
+    EXPECT_EQ(x.attributes.point_source_id, y.attributes.point_source_id) << k;
+  }
+}
+
 TEST(OctreeChannels, MemoryPerChannel) {
   const AttributeMask mask =
       attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification);
