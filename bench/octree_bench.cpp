@@ -15,6 +15,11 @@
 // Octree::finalize() after the last batch (finalize_ms; on CUDA the bulk builder builds the
 // tree again, timed on the host clock).
 //
+// *_channels_* runs keep attribute channels (OctreeConfig::channels): ic = intensity and
+// classification (a 4-byte record per sample), all = every attribute (32 bytes); the
+// attributes are made up per point and inserted with insert_now(points, attributes) (CUDA; the
+// records' copy counts in upload_ms) or insert(points, attributes) (CPU, untimed).
+//
 // Counters: update_MPps (points / summed update time), avg/max_update_ms per batch,
 // upload_ms (per batch) and upload_GBps, memory per input point by category (B_per_pt_*),
 // nodes and depth of the finished tree. Repetitions report mean, median and spread.
@@ -46,6 +51,34 @@ using simlod::bench::Scene;
 constexpr std::size_t kBatchPoints = 1'000'000;  // SimLOD's batch size
 constexpr int kRepetitions = 3;
 
+constexpr simlod::AttributeMask kIc = simlod::attribute_bit(simlod::Attribute::Intensity) |
+                                      simlod::attribute_bit(simlod::Attribute::Classification);
+constexpr simlod::AttributeMask kAll = simlod::kAllAttributes;
+
+/// Made-up attributes of `mask` for each batch of kBatchPoints of `n` points.
+std::vector<simlod::PointAttributes> batch_attributes(std::uint64_t n, simlod::AttributeMask mask) {
+  std::vector<simlod::PointAttributes> out;
+  if (mask == 0) return out;
+  for (std::uint64_t at = 0; at < n; at += kBatchPoints) {
+    const std::size_t k = std::min<std::uint64_t>(kBatchPoints, n - at);
+    simlod::PointAttributes& a = out.emplace_back();
+    a.resize(mask, k);
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::uint64_t i = at + j;
+      a.intensity[j] = static_cast<std::uint16_t>(i * 40503u);
+      a.classification[j] = static_cast<std::uint8_t>(i % 20);
+      if (mask != kAll) continue;
+      a.return_number[j] = static_cast<std::uint8_t>(1 + i % 3);
+      a.number_of_returns[j] = 3;
+      a.gps_time[j] = static_cast<double>(i) * 1e-3;
+      a.scan_angle[j] = static_cast<float>(i % 60);
+      a.point_source_id[j] = static_cast<std::uint16_t>(i >> 20);
+      a.nir[j] = static_cast<std::uint16_t>(i);
+    }
+  }
+  return out;
+}
+
 void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uint64_t points) {
   const auto per_point = [&](std::uint64_t bytes) {
     return static_cast<double>(bytes) / static_cast<double>(points);
@@ -57,6 +90,9 @@ void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uin
   state.counters["B_per_pt_total"] =
       per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
   state.counters["B_per_pt_filter"] = per_point(s.bytes_filter);
+  std::uint64_t channels = 0;
+  for (const std::uint64_t bytes : s.bytes_channels) channels += bytes;
+  state.counters["B_per_pt_channels"] = per_point(channels);  // within points + voxels
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;
 }
@@ -74,7 +110,8 @@ void report_batches(benchmark::State& state, std::uint64_t points, double total_
 /// backed (the price of taking device memory as the tree grows, measured apart). `sampling`:
 /// the voxel colours (Random and Average keep the voxel index exact batch by batch).
 void cuda_update(benchmark::State& state, Order order, bool backed = false,
-                 simlod::Sampling sampling = simlod::Sampling::FirstCome) {
+                 simlod::Sampling sampling = simlod::Sampling::FirstCome,
+                 simlod::AttributeMask channels = 0) {
   if (simlod::cuda_device_count() == 0) {
     state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
     return;
@@ -84,6 +121,8 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cuda;
   config.sampling = sampling;
+  config.channels = channels;
+  const std::vector<simlod::PointAttributes> attributes = batch_attributes(n, channels);
   if (backed) {  // the tree of 10^8 points holds about 3 GB: a reserve that fits it
     config.memory_bytes = std::uint64_t{8} << 30;
     config.back_memory_at_create = true;
@@ -92,11 +131,15 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
   auto batch = [&](std::size_t i) {
     return all.subspan(i, std::min(kBatchPoints, all.size() - i));
   };
+  auto insert = [&](simlod::Octree& tree, std::size_t i) {
+    return channels == 0 ? tree.insert_now(batch(i))
+                         : tree.insert_now(batch(i), attributes[i / kBatchPoints]);
+  };
   {  // Warm-up: module load, first touch of the arena, the host's pinned pages.
     simlod::Octree warm = simlod::Octree::create(s.bounds, config);
     for (std::size_t i = 0; i < std::min<std::size_t>(all.size(), 3 * kBatchPoints);
          i += kBatchPoints) {
-      (void)warm.insert_now(batch(i));
+      (void)insert(warm, i);
     }
   }
   for (auto _ : state) {
@@ -104,7 +147,7 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
     double total = 0.0, worst = 0.0, upload = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
-      const simlod::UpdateStats t = tree.insert_now(batch(i));
+      const simlod::UpdateStats t = insert(tree, i);
       total += t.device_update_ms;
       worst = std::max(worst, t.device_update_ms);
       upload += t.device_upload_ms;
@@ -131,20 +174,28 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
 /// `sampling` Weighted: the time includes Octree::finalize() after the last batch (its
 /// colours do not decompose per batch), reported apart as finalize_ms.
 void cpu_update(benchmark::State& state, Order order,
-                simlod::Sampling sampling = simlod::Sampling::FirstCome) {
+                simlod::Sampling sampling = simlod::Sampling::FirstCome,
+                simlod::AttributeMask channels = 0) {
   using Clock = std::chrono::steady_clock;
   const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
   const Scene& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cpu;
   config.sampling = sampling;
+  config.channels = channels;
+  const std::vector<simlod::PointAttributes> attributes = batch_attributes(n, channels);
   const std::span<const Point> all(s.points);
   for (auto _ : state) {
     simlod::Octree tree = simlod::Octree::create(s.bounds, config);
     double total = 0.0, worst = 0.0;
     std::size_t batches = 0;
     for (std::size_t i = 0; i < all.size(); i += kBatchPoints, ++batches) {
-      tree.insert(all.subspan(i, std::min(kBatchPoints, all.size() - i)));
+      const auto piece = all.subspan(i, std::min(kBatchPoints, all.size() - i));
+      if (channels == 0) {
+        tree.insert(piece);
+      } else {
+        tree.insert(piece, attributes[i / kBatchPoints]);
+      }
       const auto start = Clock::now();
       (void)tree.update();
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -174,12 +225,17 @@ SIMLOD_OCTREE_BENCH(cuda_update, random_average_colour, Order::Random, false,
                     simlod::Sampling::Average);
 SIMLOD_OCTREE_BENCH(cuda_update, scan_weighted_colour, Order::Scan, false,
                     simlod::Sampling::Weighted);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_channels_ic, Order::Scan, false, simlod::Sampling::FirstCome,
+                    kIc);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_channels_all, Order::Scan, false, simlod::Sampling::FirstCome,
+                    kAll);
 SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
 SIMLOD_OCTREE_BENCH(cpu_update, random, Order::Random);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_random_colour, Order::Scan, simlod::Sampling::Random);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_average_colour, Order::Scan, simlod::Sampling::Average);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_weighted_colour, Order::Scan, simlod::Sampling::Weighted);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_channels_ic, Order::Scan, simlod::Sampling::FirstCome, kIc);
 
 }  // namespace
 

@@ -77,9 +77,9 @@ struct OctreeConfig {
   /// A leaf keeps its points' attributes; a voxel takes the attributes of the sample whose
   /// colour it took. Batches then go in with insert(points, attributes). Memory: each sample
   /// takes the channels' record on top of its 16 bytes (detail/channels.hpp; e.g. 4 bytes for
-  /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels on
-  /// the CPU backend (Backend::Auto picks it), with Sampling::FirstCome and the incremental
-  /// builder; other combinations are refused with InvalidInput.
+  /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels
+  /// with Sampling::FirstCome and the incremental builder (insert, insert_now, update) on both
+  /// backends; the other samplings and build() refuse them with InvalidInput.
   AttributeMask channels = 0;
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the

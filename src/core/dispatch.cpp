@@ -70,19 +70,20 @@ TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geome
 
 void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, std::size_t count,
                   UpdateStats& stats) {
+  // The channel records of the points (ChannelLayout::record_bytes each; none without channels).
+  const std::size_t stride = batch.records.empty() ? 0 : batch.records.size() / batch.size();
+  const auto records = batch.records.subspan(first * stride, count * stride);
 #if SIMLOD_HAS_CUDA
   if (s.cuda && batch.device) {
     return cuda::insert_batch(*s.cuda, *s.cuda_update, *batch.device, first, count, stats);
   }
-  if (s.cuda)
-    return cuda::insert_batch(*s.cuda, *s.cuda_update, batch.host.subspan(first, count), stats);
+  if (s.cuda) {
+    return cuda::insert_batch(*s.cuda, *s.cuda_update, batch.host.subspan(first, count), records,
+                              stats);
+  }
 #endif
   if (batch.device) throw InvalidInput("a DeviceBatch goes only into a CUDA octree");
-  const std::size_t stride = s.cpu->chunks.record_bytes();
-  cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count),
-                    stride == 0 ? std::span<const std::byte>{}
-                                : batch.records.subspan(first * stride, count * stride),
-                    stats);
+  cpu::insert_batch(*s.cpu, *s.cpu_update, batch.host.subspan(first, count), records, stats);
 }
 
 bool finalize(TreeStores& s, BuildStats& stats) {

@@ -26,14 +26,7 @@ Octree Octree::create(const Bounds& cube, const OctreeConfig& config) {
   impl->config = config;
   impl->spare.reserve(kSpareBuffers);  // update() then never allocates to keep a buffer
   impl->geometry = detail::make_geometry(cube, config);
-  if (config.channels != 0 && config.backend == Backend::Cuda) {
-    throw InvalidInput(fmt::format(
-        "octree config: attribute channels ({}) are kept by the CPU backend only in this "
-        "version; create the octree with Backend::Cpu or Auto",
-        attribute_names(config.channels)));
-  }
-  // Auto: the CPU keeps channels (this version).
-  impl->config.backend = config.channels != 0 ? Backend::Cpu : resolve_backend(config.backend);
+  impl->config.backend = resolve_backend(config.backend);
   impl->channels = detail::channel_layout(config.channels);
   try {
     impl->store = detail::create_stores(impl->config, impl->geometry);

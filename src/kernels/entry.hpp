@@ -75,8 +75,9 @@ void signal(const TreeStore& store, void* stream);
 [[nodiscard]] bool rebind_update_state(UpdateState& state, const TreeStore& store);
 /// Inserts one validated, non-empty batch completely, or throws CapacityError having changed
 /// nothing; any other exception may leave the store half-written.
+/// `records`: the points' channel records (empty without channels).
 void insert_batch(TreeStore& store, UpdateState& state, std::span<const Point> batch,
-                  UpdateStats& stats);
+                  std::span<const std::byte> records, UpdateStats& stats);
 /// The same for points [first, first + count) of a DeviceBatch on the store's device, checked
 /// (finish_check) since its last copy, so its copies have landed; later copies into it wait
 /// for this insert on the device.

@@ -115,8 +115,8 @@ void Streamer::Impl::start_loading(const Bounds& cube) {
   // first batch is read (and its buffer page-locked) while the device memory is reserved.
   // Octree::create() validates the rest of the configuration.
   const Bounds root = Octree::root_cube(cube);
-  // An octree with attribute channels runs on the CPU (Octree::create); its batches stay
-  // on the host.
+  // The batches of an octree with attribute channels stay on the host, beside their
+  // attributes (a DeviceBatch carries points only).
   const bool cuda = oc.channels == 0 && resolve_backend(oc.backend) == Backend::Cuda;
 
   source_failed.assign(std::max<std::size_t>(1, files.size()), false);

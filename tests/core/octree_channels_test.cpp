@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "core/channel_scenes.hpp"
 #include "core/channels.hpp"
 #include "core/expect_refused.hpp"
 #include "core/octree_test_util.hpp"
@@ -20,43 +21,6 @@
 
 namespace simlod::test {
 namespace {
-
-/// Point i carries its index in its colour (24 bits), so every stored sample names its source.
-std::uint32_t index_rgba(std::size_t i) {
-  return pack_rgba(i & 255u, (i >> 8) & 255u, (i >> 16) & 255u, 255);
-}
-std::size_t index_of(std::uint32_t rgba) { return rgba & 0xFFFFFFu; }
-
-/// Every attribute of point i, a function of i.
-PointAttributes make_attributes(std::size_t n) {
-  PointAttributes a;
-  a.resize(kAllAttributes, n);
-  for (std::size_t i = 0; i < n; ++i) {
-    a.intensity[i] = static_cast<std::uint16_t>(i * 2654435761u >> 16);
-    a.return_number[i] = static_cast<std::uint8_t>(1 + i % 4);
-    a.number_of_returns[i] = static_cast<std::uint8_t>(1 + (i / 4) % 4);
-    a.classification[i] = static_cast<std::uint8_t>(i % 23);
-    a.classification_flags[i] = static_cast<std::uint8_t>(i % 16);
-    a.scanner_channel[i] = static_cast<std::uint8_t>(i % 4);
-    a.scan_flags[i] = static_cast<std::uint8_t>(i % 3);
-    a.scan_angle[i] = static_cast<float>(i % 181) - 90.0f;
-    a.user_data[i] = static_cast<std::uint8_t>(i * 7);
-    a.point_source_id[i] = static_cast<std::uint16_t>(i / 1000);
-    a.gps_time[i] = 1e8 + static_cast<double>(i) * 0.25;
-    a.nir[i] = static_cast<std::uint16_t>(i * 31);
-  }
-  return a;
-}
-
-/// Compares sample j of `got` with point i of `want`, attribute by attribute.
-void expect_same(const PointAttributes& got, std::size_t j, const PointAttributes& want,
-                 std::size_t i, AttributeMask mask) {
-  const detail::ChannelLayout layout = detail::channel_layout(mask);
-  std::vector<std::byte> a(layout.record_bytes), b(layout.record_bytes);
-  detail::pack_records(got, layout, j, 1, a.data());
-  detail::pack_records(want, layout, i, 1, b.data());
-  EXPECT_EQ(a, b) << "sample " << j << " against point " << i;
-}
 
 struct Built {
   Octree tree;
@@ -73,8 +37,7 @@ Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t 
                                         .chunk_capacity = 100,
                                         .cpu_threads = threads,
                                         .channels = mask}),
-          scene.points, make_attributes(n)};
-  for (std::size_t i = 0; i < n; ++i) b.points[i].rgba = index_rgba(i);
+          indexed(scene.points), make_attributes(n)};
   for (std::size_t begin = 0; begin < n; begin += batch) {
     const std::size_t k = std::min(batch, n - begin);
     // The attributes of points [begin, begin + k): those of the mask only.
@@ -301,9 +264,6 @@ TEST(OctreeChannels, BadRequestsAreRefused) {
   c = config();
   c.channels = 1u << 20;
   expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "no attribute");
-  c = config();
-  c.backend = Backend::Cuda;
-  expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "CPU backend");
   expect_refused([&] { (void)Octree::build(scene.points, scene.bounds, config()); },
                  "incremental builder");
 
@@ -342,8 +302,7 @@ TEST(OctreeChannels, ABatchThatDoesNotFitLeavesEveryRecordInPlace) {
                                               .chunk_capacity = 100,
                                               .memory_bytes = 2'000'000,
                                               .channels = mask});
-  std::vector<Point> points = scene.points;
-  for (std::size_t i = 0; i < kN; ++i) points[i].rgba = index_rgba(i);
+  const std::vector<Point> points = indexed(scene.points);
   const PointAttributes all = make_attributes(kN);
   bool refused = false;
   for (std::size_t begin = 0; begin < kN; begin += 2000) {
@@ -359,15 +318,7 @@ TEST(OctreeChannels, ABatchThatDoesNotFitLeavesEveryRecordInPlace) {
     }
   }
   EXPECT_TRUE(refused) << "the reserve ran out";
-  const NodeSnapshot s = tree.snapshot();
-  std::uint64_t stored = 0;
-  for (const auto& node : s.nodes) {
-    const auto& samples = node.leaf ? node.points : node.voxels;
-    for (std::size_t j = 0; j < samples.size(); ++j) {
-      expect_same(node.attributes, j, all, index_of(samples[j].rgba), mask);
-    }
-    stored += node.leaf ? samples.size() : 0;
-  }
+  const std::uint64_t stored = expect_channels_follow_colours(tree.snapshot(), all, mask);
   EXPECT_EQ(stored, tree.stats().points);
   EXPECT_GT(stored, 0u);
 }

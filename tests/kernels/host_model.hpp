@@ -46,8 +46,10 @@ class HostModel {
   }
 
   /// Inserts a batch; returns the expand rounds. Throws CapacityError like the backend.
-  std::uint32_t insert_batch(std::span<const Point> batch) {
+  std::uint32_t insert_batch(std::span<const Point> batch,
+                             std::span<const std::byte> records = {}) {
     std::memcpy(base_.d_batch, batch.data(), batch.size() * sizeof(Point));
+    if (!records.empty()) std::memcpy(base_.d_batch_records, records.data(), records.size());
     Exec exec{arena_bytes(), base_, this};
     const Control old = control();
     const std::uint32_t rounds =
@@ -78,7 +80,8 @@ class HostModel {
     copy.links.assign(base_.d_links, base_.d_links + c.node_count);
     copy.chunks.assign(base_.d_chunks,
                        base_.d_chunks + std::uint64_t{c.chunk_top} * layout_.chunk_bytes);
-    return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes);
+    return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes,
+                          layout_.channels, layout_.records_offset);
   }
 
  private:

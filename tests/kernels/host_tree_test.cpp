@@ -95,6 +95,7 @@ TEST(HostTree, StatsFromTheCounters) {
   ArenaLayout layout;
   layout.total_bytes = 1 << 20;
   layout.chunk_bytes = kChunkBytes;
+  layout.chunk_capacity = kCap;
   layout.grid_bytes = 512;
   layout.dynamic_begin = 4096;
   layout.dynamic_end = 1 << 20;

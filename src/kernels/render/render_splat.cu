@@ -14,10 +14,16 @@ __global__ void __launch_bounds__(kSplatBlock)
   for (std::uint32_t e = blockIdx.x; e < total; e += gridDim.x) {
     const uint2 entry = entries[e];
     const uint4* samples = reinterpret_cast<const uint4*>(t.chunk_data(entry.x));
+    // The attribute colour modes read the samples' channel records (make_render_job checked
+    // that the octree keeps the channel).
+    const auto* records = p.color_mode >= kColorIntensity
+                              ? reinterpret_cast<const std::uint8_t*>(t.chunk_records(entry.x))
+                              : nullptr;
     for (std::uint32_t j = threadIdx.x; j < entry.y; j += blockDim.x) {
       const uint4 v = load_readonly(samples + j);
       const float z = __uint_as_float(v.z);
-      const std::uint32_t rgba = sample_color(p, z, v.w);
+      const std::uint32_t rgba =
+          sample_color(p, z, v.w, records != nullptr ? records + j * t.record_bytes : nullptr);
       std::uint32_t pixel = 0;
       std::uint64_t word = 0;
       if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), z, rgba, pixel, word)) {

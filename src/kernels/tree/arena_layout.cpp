@@ -7,6 +7,7 @@
 
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/tuning.hpp"
+#include "simlod/detail/channels.hpp"
 #include "simlod/error.hpp"
 #include "simlod/point.hpp"
 
@@ -22,8 +23,9 @@ constexpr std::uint64_t kMaxIds = kNil - 1;
 
 }  // namespace
 
-std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity) {
-  return std::uint64_t{chunk_capacity} * sizeof(Point) + 16;
+std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity, std::uint32_t record_bytes) {
+  const std::uint64_t records = std::uint64_t{chunk_capacity} * record_bytes;
+  return std::uint64_t{chunk_capacity} * sizeof(Point) + 16 + (records + 15) / 16 * 16;
 }
 
 std::uint64_t grid_bytes_for(std::uint32_t grid_bits) {
@@ -32,16 +34,20 @@ std::uint64_t grid_bytes_for(std::uint32_t grid_bits) {
 }
 
 std::uint64_t scratch_budget(std::uint64_t max_nodes, std::uint64_t max_splits,
-                             std::uint64_t max_batch) {
-  constexpr std::uint64_t kRegions = 7;
+                             std::uint64_t max_batch, std::uint32_t record_bytes) {
+  constexpr std::uint64_t kRegions = 8;
   return max_nodes * 4 * 4 + max_splits * (4 + sizeof(SplitEntry)) +
-         max_batch * (sizeof(Point) + 8) + kRegions * kArenaAlign;
+         max_batch * (sizeof(Point) + 8 + record_bytes) + kRegions * kArenaAlign;
 }
 
 ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
                        const OctreeGeometry& geometry) {
   ArenaLayout a;
-  a.chunk_bytes = chunk_bytes_for(config.chunk_capacity);
+  a.chunk_capacity = config.chunk_capacity;
+  a.channels = config.channels;
+  a.record_bytes = channel_layout(config.channels).record_bytes;
+  a.records_offset = std::uint64_t{config.chunk_capacity} * sizeof(Point) + 16;
+  a.chunk_bytes = chunk_bytes_for(config.chunk_capacity, a.record_bytes);
   a.grid_bytes = grid_bytes_for(geometry.grid_bits);
   a.max_batch = config.max_batch_points;
 
@@ -57,7 +63,7 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.max_nodes = static_cast<std::uint32_t>(nodes);
   a.max_splits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (nodes - 1) / 8));
   a.max_chunks = static_cast<std::uint32_t>(std::min(kMaxIds, reserve_bytes / a.chunk_bytes));
-  a.scratch_bytes = scratch_budget(a.max_nodes, a.max_splits, a.max_batch);
+  a.scratch_bytes = scratch_budget(a.max_nodes, a.max_splits, a.max_batch, a.record_bytes);
   a.total_bytes = reserve_bytes > a.scratch_bytes
                       ? (reserve_bytes - a.scratch_bytes) / kArenaAlign * kArenaAlign
                       : 0;

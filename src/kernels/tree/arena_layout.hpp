@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "core/octree_store.hpp"
+#include "simlod/attributes.hpp"
 
 namespace simlod::detail::cuda {
 
@@ -30,8 +31,14 @@ struct ArenaLayout {
   std::uint32_t max_splits = 0;     ///< split table entries (inner nodes the table can hold)
   std::uint32_t max_chunks = 0;     ///< chunk ids (and pool entries) that can exist
   std::uint32_t max_batch = 0;      ///< points per batch (sizes the builder's scratch)
-  std::uint64_t chunk_bytes = 0;    ///< 16 * chunk_capacity + 16 (trailer with the next id)
-  std::uint64_t grid_bytes = 0;     ///< 2^(3*grid_bits) / 8, rounded up to 16
+  /// 16 * chunk_capacity + 16 (trailer with the next id), then with attribute channels the
+  /// chunk's records (chunk_capacity * record_bytes, rounded up to 16) at records_offset
+  std::uint64_t chunk_bytes = 0;
+  std::uint32_t chunk_capacity = 0;
+  AttributeMask channels = 0;        ///< OctreeConfig::channels
+  std::uint32_t record_bytes = 0;    ///< channel record per sample (detail/channels.hpp)
+  std::uint64_t records_offset = 0;  ///< of a chunk's records from its start
+  std::uint64_t grid_bytes = 0;      ///< 2^(3*grid_bits) / 8, rounded up to 16
   // Byte offsets from the start of the arena.
   std::uint64_t nodes = 0, links = 0, pool = 0;
   std::uint64_t dynamic_begin = 0;  ///< end of the fixed tables, first chunk
@@ -41,14 +48,16 @@ struct ArenaLayout {
   [[nodiscard]] std::uint64_t fixed_bytes() const { return dynamic_begin; }
 };
 
-[[nodiscard]] std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity);
+[[nodiscard]] std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity,
+                                            std::uint32_t record_bytes = 0);
 [[nodiscard]] std::uint64_t grid_bytes_for(std::uint32_t grid_bits);
 
 /// Upper bound of a builder's fixed scratch for these tables: per node four uint32 (counts,
 /// first chunk ordinal, tail before the batch, list entry), per split entry one more list
-/// entry and a SplitEntry, per batch point the point and its (leaf, slot); plus alignment.
+/// entry and a SplitEntry, per batch point the point, its (leaf, slot) and its channel record;
+/// plus alignment.
 [[nodiscard]] std::uint64_t scratch_budget(std::uint64_t max_nodes, std::uint64_t max_splits,
-                                           std::uint64_t max_batch);
+                                           std::uint64_t max_batch, std::uint32_t record_bytes = 0);
 
 /// Splits a reserve of `reserve_bytes` into the arena and the builder's scratch and lays out
 /// the arena, for a validated configuration. Throws CapacityError when the fixed tables do not

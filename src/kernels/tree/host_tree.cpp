@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/channels.hpp"
 #include "kernels/update/capacity.hpp"
 #include "simlod/error.hpp"
 
@@ -23,11 +24,17 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.chunks_used = c.point_chunks + c.voxel_chunks;
   s.chunks_pooled = c.pool_size;
   s.chunks_allocated = c.chunk_top;
-  // Sample bytes of the chunks (as the CPU backend counts them); the 16-byte trailer of each
-  // chunk (its next id, 0.1% at 1000 samples) is left out like the CPU's separate link array.
-  const std::uint64_t payload = layout.chunk_bytes - 16;
+  // Sample bytes of the chunks, channel records included (as the CPU backend counts them); the
+  // 16-byte trailer of each chunk (its next id, 0.1% at 1000 samples) and the records' padding
+  // are left out like the CPU's separate link array.
+  const std::uint64_t payload = std::uint64_t{layout.chunk_capacity} * (16 + layout.record_bytes);
   s.bytes_points = c.point_chunks * payload;
   s.bytes_voxels = c.voxel_chunks * payload;
+  for (std::size_t a = 0; a < kAttributeCount; ++a) {
+    if (!has_attribute(layout.channels, static_cast<Attribute>(a))) continue;
+    s.bytes_channels[a] = std::uint64_t{c.point_chunks + c.voxel_chunks} * layout.chunk_capacity *
+                          attribute_width(static_cast<Attribute>(a));
+  }
   s.bytes_grids = std::uint64_t{c.grid_count} * layout.grid_bytes;
   s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
   s.bytes_reserved = layout.total_bytes + layout.scratch_bytes;
@@ -54,7 +61,9 @@ NodeInfo node_info(std::uint32_t id, const DeviceNode& d, const NodeLink& link,
 }
 
 NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geometry,
-                            std::uint32_t chunk_capacity, std::uint64_t chunk_bytes) {
+                            std::uint32_t chunk_capacity, std::uint64_t chunk_bytes,
+                            AttributeMask channels, std::uint64_t records_offset) {
+  const ChannelLayout records = channel_layout(channels);
   const std::uint64_t chunk_count = copy.chunks.size() / chunk_bytes;
   auto corrupt = [](std::uint32_t node, const std::string& what) {
     throw Error(fmt::format("internal error: the device octree is inconsistent at node {}: {}",
@@ -62,6 +71,7 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
   };
   NodeSnapshot snap;
   snap.cube = geometry.cube;
+  snap.channels = channels;
   snap.nodes.resize(copy.nodes.size());
   for (std::uint32_t i = 0; i < copy.nodes.size(); ++i) {
     const DeviceNode& d = copy.nodes[i];
@@ -89,6 +99,10 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
       const std::byte* base = copy.chunks.data() + chunk * chunk_bytes;
       const std::uint64_t take = std::min<std::uint64_t>(chunk_capacity, d.count - done);
       std::memcpy(out.data() + done, base, take * sizeof(Point));
+      if (records.record_bytes != 0) {
+        unpack_records(base + records_offset, static_cast<std::size_t>(take), records,
+                       n.attributes);
+      }
       done += take;
       if (k + 1 == d.chunks && chunk != d.tail) corrupt(i, "the list does not end at its tail");
       std::memcpy(&chunk, base + std::uint64_t{chunk_capacity} * sizeof(Point), 4);

@@ -96,7 +96,8 @@ NodeSnapshot snapshot(const TreeStore& t) {
                                       cudaMemcpyDeviceToHost, t.stream_handle()));
   }
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(t.stream_handle()));
-  return build_snapshot(copy, t.geometry, t.config.chunk_capacity, t.layout.chunk_bytes);
+  return build_snapshot(copy, t.geometry, t.config.chunk_capacity, t.layout.chunk_bytes,
+                        t.layout.channels, t.layout.records_offset);
 }
 
 void for_each_node(const TreeStore& t, const NodeVisitor& visit) {

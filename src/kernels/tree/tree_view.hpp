@@ -34,6 +34,8 @@ struct TreeView {
   float edge;
   std::uint64_t chunk_bytes;
   std::uint64_t grid_bytes;
+  std::uint64_t records_offset;  ///< of a chunk's channel records from its start
+  std::uint32_t record_bytes;    ///< channel record per sample; 0 = no channels
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -48,6 +50,11 @@ struct TreeView {
   SIMLOD_HD std::uint32_t* chunk_next(std::uint32_t chunk) const {
     return reinterpret_cast<std::uint32_t*>(d_chunks + chunk * chunk_bytes +
                                             std::uint64_t{params.chunk_capacity} * sizeof(Point));
+  }
+
+  /// The channel records of a chunk (record k beside sample k; record_bytes > 0).
+  SIMLOD_HD std::byte* chunk_records(std::uint32_t chunk) const {
+    return d_chunks + chunk * chunk_bytes + records_offset;
   }
 
   SIMLOD_HD std::uint32_t* grid_words(std::uint32_t grid) const {
@@ -104,6 +111,8 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.edge = geometry.edge;
   v.chunk_bytes = layout.chunk_bytes;
   v.grid_bytes = layout.grid_bytes;
+  v.records_offset = layout.records_offset;
+  v.record_bytes = layout.record_bytes;
   return v;
 }
 

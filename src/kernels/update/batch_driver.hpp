@@ -89,6 +89,7 @@ std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& la
     v.split_limit = clamp_u32(eg.grids);
     v.d_spill = reinterpret_cast<Point*>(exec.arena() + eg.spill_at);
     v.d_spill_slots = reinterpret_cast<uint2*>(exec.arena() + eg.spill_slots_at);
+    v.d_spill_records = v.record_bytes != 0 ? exec.arena() + eg.spill_records_at : nullptr;
 
     std::uint32_t rounds = 1;
     Control after = before;
@@ -139,6 +140,9 @@ std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& la
     v.chunk_limit = clamp_u32(tree.chunk_top + ig.fresh_chunks);
     v.backlog_limit = clamp_u32(ig.backlog);
     v.d_backlog = reinterpret_cast<VoxelRecord*>(exec.arena() + ig.backlog_at);
+    v.d_backlog_sources =
+        v.record_bytes != 0 ? reinterpret_cast<std::uint32_t*>(exec.arena() + ig.backlog_sources_at)
+                            : nullptr;
     exec.sample(v);
     fault_point("sample");
     exec.allocate(v, after.node_count);

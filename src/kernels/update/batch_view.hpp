@@ -29,6 +29,11 @@ struct BatchView : TreeView {
   Point* d_spill;          ///< points of split leaves (borrowed from the arena's gap)
   uint2* d_spill_slots;    ///< per spill point: (leaf, slot)
   VoxelRecord* d_backlog;  ///< voxels waiting for chunks (borrowed from the arena's gap)
+  // Attribute channels (record_bytes > 0; else nullptr): the channel records of the batch and
+  // spill points, and per backlog voxel the point (Batchview::point index) whose colour it took.
+  std::byte* d_batch_records;
+  std::byte* d_spill_records;
+  std::uint32_t* d_backlog_sources;
 
   std::uint32_t batch_points;  ///< points in d_batch
   std::uint32_t spill_points;  ///< spill points that walk in this pass
@@ -51,6 +56,12 @@ struct BatchView : TreeView {
     const Point* p = i < batch_points ? d_batch + i : d_spill + (i - batch_points);
     const uint4 v = load_readonly(reinterpret_cast<const uint4*>(p));
     return Point{float_from_bits(v.x), float_from_bits(v.y), float_from_bits(v.z), v.w};
+  }
+
+  /// The channel record of point i of the pass (record_bytes > 0).
+  SIMLOD_HD const std::byte* record(std::uint32_t i) const {
+    return i < batch_points ? d_batch_records + std::uint64_t{i} * record_bytes
+                            : d_spill_records + std::uint64_t{i - batch_points} * record_bytes;
   }
 
   SIMLOD_HD uint2* slot_of(std::uint32_t i) const {
@@ -83,6 +94,7 @@ inline BatchView make_batch_view(const TreeView& tree, std::byte* scratch,
   v.d_splits = reinterpret_cast<SplitEntry*>(scratch + layout.splits);
   v.d_batch = reinterpret_cast<Point*>(scratch + layout.batch);
   v.d_batch_slots = reinterpret_cast<uint2*>(scratch + layout.batch_slots);
+  v.d_batch_records = tree.record_bytes != 0 ? scratch + layout.batch_records : nullptr;
   return v;
 }
 

@@ -60,7 +60,8 @@ ExpandGrant grant_expansion(const PlanSums& round1, const TreeCounters& tree,
   }
   const std::uint64_t low = low_end(layout, tree);
   const std::uint64_t top = grid_floor(layout, tree.grid_count);
-  const std::uint64_t spill_bytes = round1.spill * (sizeof(Point) + 8) + 2 * kArenaAlign;
+  const std::uint64_t spill_bytes =
+      round1.spill * (sizeof(Point) + 8 + layout.record_bytes) + 3 * kArenaAlign;
   const std::uint64_t fit =
       top > low + spill_bytes ? (top - low - spill_bytes) / layout.grid_bytes : 0;
   const std::uint64_t grids_left =
@@ -82,7 +83,8 @@ ExpandGrant grant_expansion(const PlanSums& round1, const TreeCounters& tree,
   g.spill = round1.spill;
   const std::uint64_t floor = grid_floor(layout, tree.grid_count + grids);
   g.spill_slots_at = align_down(floor - g.spill * 8);
-  g.spill_at = align_down(g.spill_slots_at - g.spill * sizeof(Point));
+  g.spill_records_at = align_down(g.spill_slots_at - g.spill * layout.record_bytes);
+  g.spill_at = align_down(g.spill_records_at - g.spill * sizeof(Point));
   g.ceiling = g.spill_at;
   return g;
 }
@@ -107,17 +109,20 @@ InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const T
   }
   const std::uint64_t low = low_end(layout, tree);
   g.backlog_at = align_up(low + g.fresh_chunks * layout.chunk_bytes);
-  g.floor = g.backlog_at + g.backlog * sizeof(VoxelRecord);
+  g.backlog_sources_at = align_up(g.backlog_at + g.backlog * sizeof(VoxelRecord));
+  g.floor = layout.record_bytes == 0 ? g.backlog_at + g.backlog * sizeof(VoxelRecord)
+                                     : g.backlog_sources_at + g.backlog * 4;
   if (g.floor > expand.ceiling) {
     refuse(points,
            fmt::format("it may need up to {} bytes ({} new chunks of {} bytes beyond {} "
-                       "reusable pooled chunks, {} bytes of backlog for {} voxels) below its "
+                       "reusable pooled chunks, {} bytes of backlog for {} voxels and their "
+                       "sources) below its "
                        "{} occupancy grids and the spill buffer of {} points, where {} bytes "
                        "are free (of {} reserved)",
                        g.floor - low, g.fresh_chunks, layout.chunk_bytes, after.pool_size,
-                       g.backlog * sizeof(VoxelRecord), g.backlog,
-                       after.grid_count - tree.grid_count, expand.spill,
-                       expand.ceiling > low ? expand.ceiling - low : 0, layout.total_bytes));
+                       g.floor - g.backlog_at, g.backlog, after.grid_count - tree.grid_count,
+                       expand.spill, expand.ceiling > low ? expand.ceiling - low : 0,
+                       layout.total_bytes));
   }
   return g;
 }

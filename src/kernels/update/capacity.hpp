@@ -72,6 +72,7 @@ struct ExpandGrant {
   std::uint64_t nodes = 0;  ///< nodes it may create (8 per split)
   std::uint64_t spill = 0;  ///< spill buffer entries (exact)
   std::uint64_t spill_at = 0, spill_slots_at = 0;
+  std::uint64_t spill_records_at = 0;  ///< the spill points' channel records (with channels)
   /// Lowest byte the batch uses at the top of the gap (= spill_at): grids and spill lie above.
   std::uint64_t ceiling = 0;
 };
@@ -82,7 +83,8 @@ struct InsertGrant {
   std::uint64_t fresh_chunks = 0;  ///< of them from the arena (beyond the pool)
   std::uint64_t backlog = 0;       ///< voxel backlog entries
   std::uint64_t backlog_at = 0;
-  std::uint64_t floor = 0;  ///< end of the backlog: the batch uses the gap below it
+  std::uint64_t backlog_sources_at = 0;  ///< per voxel its source point (with channels)
+  std::uint64_t floor = 0;               ///< end of the backlog: the batch uses the gap below it
 };
 
 /// Step 1 from the round-1 sums: round-1 splits plus up to `headroom` more, as far as the gap,

@@ -156,13 +156,18 @@ void run_staged(TreeStore& t, UpdateState& state, std::uint32_t n, UpdateStats& 
 }  // namespace
 
 void insert_batch(TreeStore& t, UpdateState& state, std::span<const Point> batch,
-                  UpdateStats& stats) {
+                  std::span<const std::byte> records, UpdateStats& stats) {
   if (batch.empty()) return;
   check_size(t, batch.size());
   DeviceScope scope(t.config.device);
   index_tree(t);  // a tree the bulk builder wrote gets its voxel index first
   SIMLOD_CUDA_CHECK(cudaEventRecord(state.started.get(), t.stream_handle()));
   stage(t, state, batch);
+  if (!records.empty()) {
+    // Pageable memory: the driver stages the copy before it returns, so `records` may go.
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(state.view.d_batch_records, records.data(), records.size(),
+                                      cudaMemcpyHostToDevice, t.stream_handle()));
+  }
   run_staged(t, state, static_cast<std::uint32_t>(batch.size()), stats);
 }
 

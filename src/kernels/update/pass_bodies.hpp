@@ -9,6 +9,20 @@
 
 namespace simlod::detail::cuda {
 
+/// Copies a channel record in the widest words its size allows (records are a multiple of 4
+/// bytes, 8 with GPS time, and lie at multiples of their size from 16-byte aligned bases).
+template <class Word>
+SIMLOD_HD void copy_words(std::byte* to, const std::byte* from, std::uint32_t bytes) {
+  auto* t = reinterpret_cast<Word*>(to);
+  const auto* f = reinterpret_cast<const Word*>(from);
+  for (std::uint32_t k = 0; k < bytes / sizeof(Word); ++k) t[k] = f[k];
+}
+SIMLOD_HD void copy_record(std::byte* to, const std::byte* from, std::uint32_t bytes) {
+  if (bytes % 16 == 0) return copy_words<uint4>(to, from, bytes);
+  if (bytes % 8 == 0) return copy_words<uint2>(to, from, bytes);
+  copy_words<std::uint32_t>(to, from, bytes);
+}
+
 /// False once an expand round has split nothing: the rounds queued after it do nothing.
 SIMLOD_HD bool expanding(const BatchView& v) { return v.d_control->expand_done == 0; }
 
@@ -106,6 +120,13 @@ SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint3
     const uint4* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
     uint4* to = reinterpret_cast<uint4*>(v.d_spill + e.spill_at + done);
     for (std::uint32_t j = part; j < n; j += parts) to[j] = from[j];
+    if (v.record_bytes != 0) {  // the channel records, word by word
+      const auto* rf = reinterpret_cast<const std::uint32_t*>(v.chunk_records(chunk));
+      auto* rt = reinterpret_cast<std::uint32_t*>(
+          v.d_spill_records + (std::uint64_t{e.spill_at} + done) * v.record_bytes);
+      const std::uint32_t words = n * (v.record_bytes / 4);
+      for (std::uint32_t j = part; j < words; j += parts) rt[j] = rf[j];
+    }
     if (part == 0) v.d_pool[e.pool_at + k] = chunk;
     chunk = next;
   }
@@ -131,13 +152,19 @@ SIMLOD_HD std::uint32_t recorded_splits(const Control& c, std::uint32_t split_li
   return min_u32(c.split_base + c.round_splits, split_limit);
 }
 
-/// Where sample_point puts voxel records: straight into the backlog.
+/// Backlog entry `at` of a voxel whose colour came from point `source`; false past the limit.
+SIMLOD_HD bool put_backlog(const BatchView& v, std::uint32_t at, const VoxelRecord& r,
+                           std::uint32_t source) {
+  if (at >= v.backlog_limit) return false;
+  v.d_backlog[at] = r;
+  if (v.d_backlog_sources != nullptr) v.d_backlog_sources[at] = source;
+  return true;
+}
+
+/// Where sample_point puts voxel records (of point `source`): straight into the backlog.
 struct BacklogSink {
-  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r) const {
-    const std::uint32_t at = append_slot(&v.d_control->backlog_count);
-    if (at < v.backlog_limit) {
-      v.d_backlog[at] = r;
-    } else {
+  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r, std::uint32_t source) const {
+    if (!put_backlog(v, append_slot(&v.d_control->backlog_count), r, source)) {
       v.flag(kOverflowBacklog);
     }
   }
@@ -161,7 +188,7 @@ SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sin
     if ((*word & bit) == 0 && set_bit_once(word, bit)) {
       const std::uint32_t slot = node_slot(v.d_new, node);
       if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
-      sink.put(v, VoxelRecord{node, slot, cell, p.rgba});
+      sink.put(v, VoxelRecord{node, slot, cell, p.rgba}, i);
     }
   });
 }
@@ -208,6 +235,7 @@ SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_
                                std::uint32_t chunk_top) {
   const std::uint32_t points = v.points();
   std::uint32_t id, slot;
+  std::uint32_t source = i;  ///< the point whose channel record the sample takes
   Point sample;
   if (i < points) {
     const uint2 s = *v.slot_of(i);
@@ -215,6 +243,7 @@ SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_
     slot = s.y;
     sample = v.point(i);
   } else {
+    if (v.record_bytes != 0) source = v.d_backlog_sources[i - points];
     const VoxelRecord r = v.d_backlog[i - points];
     const DeviceNode n = v.d_nodes[r.node];
     const std::uint32_t g = v.params.grid_bits;
@@ -245,6 +274,10 @@ SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_
   Point* to = v.chunk_data(chunk) + (at % cap);
   *reinterpret_cast<uint4*>(to) = make_uint4(bits_from_float(sample.x), bits_from_float(sample.y),
                                              bits_from_float(sample.z), sample.rgba);
+  if (v.record_bytes != 0) {
+    copy_record(v.chunk_records(chunk) + std::uint64_t{at % cap} * v.record_bytes, v.record(source),
+                v.record_bytes);
+  }
   return to;
 }
 

@@ -13,22 +13,25 @@ namespace {
 /// Puts records into the block's stage; when it is full, straight into the backlog.
 struct BlockSink {
   VoxelRecord* stage;
+  std::uint32_t* sources;  ///< per staged record its point (used with channels)
   unsigned* staged;
 
-  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r) const {
+  SIMLOD_HD void put(const BatchView& v, const VoxelRecord& r, std::uint32_t source) const {
 #if defined(__CUDA_ARCH__)
     const unsigned k = atomicAdd(staged, 1u);
     if (k < kSampleStage) {
       stage[k] = r;
+      sources[k] = source;
       return;
     }
 #endif
-    BacklogSink{}.put(v, r);
+    BacklogSink{}.put(v, r, source);
   }
 };
 
 __global__ void __launch_bounds__(kPointBlock) sample_kernel(BatchView v) {
   __shared__ VoxelRecord stage[kSampleStage];
+  __shared__ std::uint32_t sources[kSampleStage];
   __shared__ unsigned staged;
   __shared__ std::uint32_t base;
   const std::uint32_t total = v.points();
@@ -38,17 +41,13 @@ __global__ void __launch_bounds__(kPointBlock) sample_kernel(BatchView v) {
     if (threadIdx.x == 0) staged = 0;
     __syncthreads();
     const std::uint32_t i = first + threadIdx.x;
-    if (i < total) sample_point(v, i, BlockSink{stage, &staged});
+    if (i < total) sample_point(v, i, BlockSink{stage, sources, &staged});
     __syncthreads();
     const std::uint32_t n = min(staged, kSampleStage);
     if (threadIdx.x == 0 && n > 0) base = atomicAdd(&v.d_control->backlog_count, n);
     __syncthreads();
     for (std::uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
-      if (base + k < v.backlog_limit) {
-        v.d_backlog[base + k] = stage[k];
-      } else {
-        v.flag(kOverflowBacklog);
-      }
+      if (!put_backlog(v, base + k, stage[k], sources[k])) v.flag(kOverflowBacklog);
     }
     __syncthreads();  // the stage is refilled in the next iteration
   }

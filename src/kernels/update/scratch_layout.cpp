@@ -24,6 +24,7 @@ ScratchLayout plan_scratch(const ArenaLayout& arena) {
   region(s.splits, std::uint64_t{arena.max_splits} * sizeof(SplitEntry));
   region(s.batch, std::uint64_t{arena.max_batch} * sizeof(Point));
   region(s.batch_slots, std::uint64_t{arena.max_batch} * 8);
+  region(s.batch_records, std::uint64_t{arena.max_batch} * arena.record_bytes);
   s.total_bytes = at;
   return s;
 }

@@ -9,6 +9,7 @@
 //   splits                        SplitEntry[max_splits]  splits of the batch's rounds
 //   batch                         Point[max_batch]     the uploaded batch (the first buffer)
 //   batch_slots                   uint2[max_batch]     per batch point: (leaf, slot in leaf)
+//   batch_records                 byte[max_batch * record_bytes]  the batch's channel records
 //
 // What only the batch tells (spill buffer, voxel backlog) is borrowed from the arena's free gap
 // after the capacity check (kernels/update/capacity.hpp), so that a batch can use all the
@@ -26,7 +27,7 @@ struct ScratchLayout {
   std::uint32_t max_touched = 0;  ///< list entries: max_nodes + max_splits
   // Byte offsets from the start of the scratch allocation.
   std::uint64_t new_counts = 0, ordinal_base = 0, old_tail = 0, touched = 0, splits = 0;
-  std::uint64_t batch = 0, batch_slots = 0;
+  std::uint64_t batch = 0, batch_slots = 0, batch_records = 0;
 };
 
 /// The scratch for the tables of `arena`; its total never exceeds arena.scratch_bytes.

@@ -1,0 +1,80 @@
+// Scenes for the attribute-channel tests: points that carry their index in their colour, so
+// that every stored sample names its source, and attributes that are a function of the index.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/channels.hpp"
+#include "simlod/attributes.hpp"
+#include "simlod/octree.hpp"
+#include "simlod/point.hpp"
+
+namespace simlod::test {
+
+/// Point i carries its index in its colour (24 bits), so every stored sample names its source.
+inline std::uint32_t index_rgba(std::size_t i) {
+  return pack_rgba(i & 255u, (i >> 8) & 255u, (i >> 16) & 255u, 255);
+}
+inline std::size_t index_of(std::uint32_t rgba) { return rgba & 0xFFFFFFu; }
+/// `points` with point i coloured index_rgba(i).
+inline std::vector<Point> indexed(std::vector<Point> points) {
+  for (std::size_t i = 0; i < points.size(); ++i) points[i].rgba = index_rgba(i);
+  return points;
+}
+
+/// Every attribute of point i, a function of i.
+inline PointAttributes make_attributes(std::size_t n) {
+  PointAttributes a;
+  a.resize(kAllAttributes, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.intensity[i] = static_cast<std::uint16_t>(i * 2654435761u >> 16);
+    a.return_number[i] = static_cast<std::uint8_t>(1 + i % 4);
+    a.number_of_returns[i] = static_cast<std::uint8_t>(1 + (i / 4) % 4);
+    a.classification[i] = static_cast<std::uint8_t>(i % 23);
+    a.classification_flags[i] = static_cast<std::uint8_t>(i % 16);
+    a.scanner_channel[i] = static_cast<std::uint8_t>(i % 4);
+    a.scan_flags[i] = static_cast<std::uint8_t>(i % 3);
+    a.scan_angle[i] = static_cast<float>(i % 181) - 90.0f;
+    a.user_data[i] = static_cast<std::uint8_t>(i * 7);
+    a.point_source_id[i] = static_cast<std::uint16_t>(i / 1000);
+    a.gps_time[i] = 1e8 + static_cast<double>(i) * 0.25;
+    a.nir[i] = static_cast<std::uint16_t>(i * 31);
+  }
+  return a;
+}
+
+/// Compares sample j of `got` with point i of `want`, attribute by attribute.
+inline void expect_same(const PointAttributes& got, std::size_t j, const PointAttributes& want,
+                        std::size_t i, AttributeMask mask) {
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  std::vector<std::byte> a(layout.record_bytes), b(layout.record_bytes);
+  detail::pack_records(got, layout, j, 1, a.data());
+  detail::pack_records(want, layout, i, 1, b.data());
+  EXPECT_EQ(a, b) << "sample " << j << " against point " << i;
+}
+
+/// Every sample of `s` carries the attributes (of `mask`) of the point its colour names: a leaf
+/// point its own, a voxel those of the sample whose colour it took. Returns the leaf points.
+inline std::size_t expect_channels_follow_colours(const NodeSnapshot& s, const PointAttributes& all,
+                                                  AttributeMask mask) {
+  std::size_t stored = 0;
+  for (std::size_t k = 0; k < s.nodes.size(); ++k) {
+    const auto& node = s.nodes[k];
+    const auto& samples = node.leaf ? node.points : node.voxels;
+    for (std::size_t a = 0; a < kAttributeCount; ++a) {
+      if (!has_attribute(mask, static_cast<Attribute>(a))) continue;
+      EXPECT_EQ(node.attributes.size_of(static_cast<Attribute>(a)), samples.size()) << "node " << k;
+    }
+    for (std::size_t j = 0; j < samples.size(); ++j) {
+      expect_same(node.attributes, j, all, index_of(samples[j].rgba), mask);
+    }
+    stored += node.leaf ? samples.size() : 0;
+  }
+  return stored;
+}
+
+}  // namespace simlod::test

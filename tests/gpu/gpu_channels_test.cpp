@@ -1,0 +1,122 @@
+// Attribute channels on CUDA: the records follow their samples through uploads, splits and the
+// voxel backlog as on the CPU backend, the statistics agree, and the attribute colour modes
+// draw the CUDA octree as the CPU renderer draws its snapshot.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/channel_scenes.hpp"
+#include "gpu/snapshot_compare.hpp"
+#include "simlod/error.hpp"
+#include "simlod/framebuffer.hpp"
+#include "simlod/render.hpp"
+#include "simlod/view.hpp"
+
+namespace simlod::test {
+namespace {
+
+struct ChannelScene {
+  std::vector<Point> points;
+  PointAttributes attributes;
+  Bounds bounds;  ///< file coordinates
+  Bounds box;     ///< octree coordinates
+};
+
+ChannelScene channel_scene(std::size_t n) {
+  const Scene& scene = random_scene(n, 7);
+  ChannelScene s{indexed(scene.points), make_attributes(n), scene.bounds, {}};
+  for (const Point& p : s.points) s.box.expand(p.x, p.y, p.z);
+  return s;
+}
+
+/// The attributes of points [at, at + n).
+PointAttributes slice(const PointAttributes& all, std::size_t at, std::size_t n,
+                      AttributeMask mask) {
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  std::vector<std::byte> records(n * layout.record_bytes);
+  detail::pack_records(all, layout, at, n, records.data());
+  PointAttributes out;
+  detail::unpack_records(records.data(), n, layout, out);
+  return out;
+}
+
+/// Builds the scene on `backend` in batches (every other one through insert_now).
+Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::size_t batch) {
+  Octree tree = Octree::create(s.bounds, {.backend = backend,
+                                          .max_points_per_leaf = 5000,
+                                          .chunk_capacity = 500,
+                                          .max_batch_points = 1u << 18,
+                                          .channels = mask});
+  for (std::size_t at = 0, k = 0; at < s.points.size(); at += batch, ++k) {
+    const std::size_t n = std::min(batch, s.points.size() - at);
+    const PointAttributes part = slice(s.attributes, at, n, mask);
+    const auto piece = std::span(s.points).subspan(at, n);
+    if (k % 2 == 0) {
+      tree.insert(piece, part);
+      (void)tree.update();
+    } else {
+      (void)tree.insert_now(piece, part);
+    }
+  }
+  return tree;
+}
+
+TEST(GpuChannels, RecordsFollowTheirSamplesAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(2'000'000);
+  for (const AttributeMask mask : {kAllAttributes, attribute_bit(Attribute::Intensity) |
+                                                       attribute_bit(Attribute::Classification)}) {
+    const Octree gpu = build(s, Backend::Cuda, mask, 300'000);
+    const Octree cpu = build(s, Backend::Cpu, mask, 300'000);
+    const NodeSnapshot snap = gpu.snapshot();
+    EXPECT_EQ(snap.channels, mask);
+    expect_same_tree(cpu.snapshot(), snap, /*colours=*/false);
+    EXPECT_EQ(expect_channels_follow_colours(snap, s.attributes, mask), s.points.size());
+    EXPECT_EQ(gpu.stats().bytes_channels, cpu.stats().bytes_channels);
+    EXPECT_EQ(gpu.stats().bytes_points, cpu.stats().bytes_points);
+  }
+}
+
+TEST(GpuChannels, ColourModesDrawAsTheCpuDrawsTheSnapshot) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(1'000'000);
+  const AttributeMask mask = kAllAttributes;
+  const Octree gpu = build(s, Backend::Cuda, mask, 250'000);
+  const NodeSnapshot snap = gpu.snapshot();
+  for (const ColorMode mode : {ColorMode::Intensity, ColorMode::Classification, ColorMode::Returns,
+                               ColorMode::PointSourceId}) {
+    for (const float threshold : {0.0f, 128.0f}) {
+      View view = View::overview(s.box, 640, 360, 30.0, 50.0);
+      view.color = mode;
+      view.lod_threshold = threshold;
+      view.intensity_range = {2000.0f, 60000.0f};
+      view.intensity_gamma = 0.7f;
+      Framebuffer a(640, 360, Backend::Cuda), b(640, 360, Backend::Cpu);
+      rasterize(gpu, view, a);
+      rasterize(snap, view, b);
+      EXPECT_EQ(a.download(), b.download())
+          << "mode " << static_cast<int>(mode) << ", threshold " << threshold;
+    }
+  }
+  View view = View::overview(s.box, 64, 64);
+  view.color = ColorMode::Classification;
+  const Octree plain = build(s, Backend::Cuda, 0, 500'000);
+  Framebuffer fb(64, 64, Backend::Cuda);
+  EXPECT_THROW(rasterize(plain, view, fb), InvalidInput);
+}
+
+TEST(GpuChannels, SanitizerSmallScene) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(60'000);
+  const AttributeMask mask = attribute_bit(Attribute::GpsTime) | attribute_bit(Attribute::Nir);
+  const Octree gpu = build(s, Backend::Cuda, mask, 20'000);
+  EXPECT_EQ(expect_channels_follow_colours(gpu.snapshot(), s.attributes, mask), s.points.size());
+  View view = View::overview(s.box, 64, 64);
+  view.color = ColorMode::Intensity;
+  Framebuffer fb(64, 64, Backend::Cuda);
+  EXPECT_THROW(rasterize(gpu, view, fb), InvalidInput);  // no intensity channel
+}
+
+}  // namespace
+}  // namespace simlod::test
