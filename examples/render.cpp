@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,12 +25,13 @@ struct Source {
   std::unique_ptr<simlod::synth::Generator> generator;
   simlod::Bounds bounds;  ///< of the points as read (reader: minus its origin)
   bool has_color = true;  ///< the points carry colour of their own (the synthetic scene does)
-  simlod::ColorByOptions coloring;  ///< by an attribute: its range resolved
+  simlod::ColorByOptions coloring;     ///< by an attribute: its range resolved
+  simlod::AttributeMask channels = 0;  ///< read beside the points for the octree's channels
   simlod::PointAttributes attributes;
 
   std::size_t next(std::span<simlod::Point> out) {
     if (generator) return generator->next(out);
-    if (coloring.by == simlod::ColorBy::File) return reader->read(out);
+    if (coloring.by == simlod::ColorBy::File && channels == 0) return reader->read(out);
     const std::size_t n = reader->read(out, attributes);
     simlod::color_points(out.first(n), attributes, coloring);
     return n;
@@ -37,20 +39,23 @@ struct Source {
 };
 
 Source open_source(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
-                   const simlod::ColorByOptions& coloring) {
+                   const simlod::ColorByOptions& coloring, simlod::AttributeMask channels = 0) {
   Source s;
   s.coloring = coloring;
+  s.channels = channels;
   if (synthetic > 0) {
-    if (coloring.by != simlod::ColorBy::File) {
+    if (coloring.by != simlod::ColorBy::File || channels != 0) {
       throw simlod::InvalidInput(fmt::format("the synthetic scene has no {} to colour by",
-                                             simlod::to_string(coloring.by)));
+                                             coloring.by != simlod::ColorBy::File
+                                                 ? simlod::to_string(coloring.by)
+                                                 : simlod::attribute_names(channels)));
     }
     s.generator = std::make_unique<simlod::synth::Generator>(
         simlod::synth::SceneConfig{.points = synthetic, .seed = seed});
     s.bounds = s.generator->bounds();
   } else {
     simlod::ReaderOptions options;
-    options.attributes = simlod::attributes_for(coloring.by);
+    options.attributes = simlod::attributes_for(coloring.by) | channels;
     s.reader = simlod::open_reader(input, options);
     const auto& info = s.reader->info();
     s.has_color = info.has_color || coloring.by != simlod::ColorBy::File;
@@ -75,7 +80,7 @@ struct Built {
 Built build_incremental(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
                         const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring,
                         ProgressBar::Mode progress) {
-  Source source = open_source(input, synthetic, seed, coloring);
+  Source source = open_source(input, synthetic, seed, coloring, config.channels);
   const auto origin = simlod::Octree::root_cube(source.bounds).min;
   std::vector<simlod::Point> batch(config.max_batch_points);
   simlod::Octree tree = simlod::Octree::create(source.bounds, config);
@@ -86,7 +91,11 @@ Built build_incremental(const std::string& input, std::uint64_t synthetic, std::
     const std::size_t n = source.next(batch);
     if (n == 0) break;  // readers and the generator return their whole count, then 0
     simlod::examples::shift_points(std::span(batch).first(n), {-origin[0], -origin[1], -origin[2]});
-    tree.insert(std::span(batch).first(n));
+    if (config.channels != 0) {
+      tree.insert(std::span(batch).first(n), source.attributes);
+    } else {
+      tree.insert(std::span(batch).first(n));
+    }
     tree.update();
     bar.update(done += n);
   }
@@ -158,14 +167,20 @@ int main(int argc, char** argv) {
                      " (first-come, a random point of the cell, the mean of its points, or its "
                      "samples weighted by distance); all but first imply --bulk")
       ->capture_default_str();
-  std::string color = "auto";
-  app.add_option("--color", color,
+  std::vector<std::string> colors{"auto"};
+  app.add_option("--color", colors,
                  "auto (elevation for data without colour), rgb, elevation, or an attribute the "
                  "points are coloured by as they load: intensity, classification, returns, "
-                 "source")
+                 "source; a comma list draws one picture per colour (PREFIX-VIEW-COLOR.png)")
+      ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::IsMember(std::vector<std::string>(simlod::examples::kColorNames.begin(),
                                                      simlod::examples::kColorNames.end())));
+  bool channels = false;
+  app.add_flag("--channels", channels,
+               "keep the attributes the --color list needs in the octree (OctreeConfig::"
+               "channels) and colour each picture from them, instead of colouring the points "
+               "as they load: one load for several attribute colours");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -179,7 +194,28 @@ int main(int argc, char** argv) {
     if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // the incremental builder samples first-come
     }
-    const simlod::ColorByOptions coloring{.by = simlod::examples::load_coloring(color)};
+    // Attribute colours: computed as the points load (one at most), or kept as channels.
+    std::vector<simlod::ColorBy> by;
+    for (const std::string& c : colors) {
+      const simlod::ColorBy b = simlod::examples::load_coloring(c);
+      if (b != simlod::ColorBy::File) by.push_back(b);
+    }
+    simlod::ColorByOptions coloring;
+    if (channels) {
+      if (by.empty()) throw simlod::InvalidInput("--channels needs an attribute in --color");
+      if (bulk) {
+        throw simlod::InvalidInput(
+            "--channels keeps attributes with first-come voxels and the incremental builder "
+            "(not with --bulk or --sampling other than first)");
+      }
+      for (const simlod::ColorBy b : by) config.channels |= simlod::attributes_for(b);
+    } else if (by.size() > 1) {
+      throw simlod::InvalidInput(
+          "several attribute colours need --channels (without it the points are coloured by "
+          "one attribute as they load)");
+    } else if (!by.empty()) {
+      coloring.by = by[0];
+    }
     const ProgressBar::Mode mode = simlod::examples::progress_mode(false, progress);
     Built built = bulk ? build_bulk(input, synthetic, seed, config, coloring, mode)
                        : build_incremental(input, synthetic, seed, config, coloring, mode);
@@ -189,20 +225,31 @@ int main(int argc, char** argv) {
     fmt::print("simlod-render: {} points, {} nodes, {} backend\n", st.points, st.nodes,
                simlod::to_string(tree.backend()));
     simlod::Framebuffer fb(width, height, tree.backend());
+    // Channels: the intensity ramp spans the file's 1st-99th percentile, as when loading.
+    std::array<float, 2> intensity{0.0f, 65535.0f};
+    if (simlod::has_attribute(config.channels, simlod::Attribute::Intensity)) {
+      intensity = simlod::sample_intensity_range({input});
+    }
     for (const std::string& name : camera.views) {
-      simlod::View view = simlod::examples::camera_view(camera, name, box, width, height);
-      view.lod_threshold = lod;
-      view.point_budget = budget;
-      view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;
-      view.eye_dome_lighting = edl;
-      view.point_size = point_size;
-      view.background = simlod::pack_rgba(24, 26, 32);
-      simlod::examples::apply_color(view, color, built.has_color, box);
-      const simlod::RenderStats r = simlod::rasterize(tree, view, fb);
-      const std::string path = fmt::format("{}-{}.png", prefix, name);
-      fb.save_png(path);
-      fmt::print("  {}: {} nodes, {} points + {} voxels, {:.2f} ms -> {}\n", name, r.nodes,
-                 r.points, r.voxels, r.total_ms, path);
+      for (const std::string& color : colors) {
+        simlod::View view = simlod::examples::camera_view(camera, name, box, width, height);
+        view.lod_threshold = lod;
+        view.point_budget = budget;
+        view.quality = hq ? simlod::RenderQuality::High : simlod::RenderQuality::Fast;
+        view.eye_dome_lighting = edl;
+        view.point_size = point_size;
+        view.background = simlod::pack_rgba(24, 26, 32);
+        simlod::examples::apply_color(view, color, built.has_color, box);
+        if (channels) simlod::examples::apply_channel_color(view, color, intensity);
+        const simlod::RenderStats r = simlod::rasterize(tree, view, fb);
+        const std::string path = colors.size() == 1
+                                     ? fmt::format("{}-{}.png", prefix, name)
+                                     : fmt::format("{}-{}-{}.png", prefix, name, color);
+        fb.save_png(path);
+        fmt::print("  {}{}{}: {} nodes, {} points + {} voxels, {:.2f} ms -> {}\n", name,
+                   colors.size() == 1 ? "" : " ", colors.size() == 1 ? "" : color, r.nodes,
+                   r.points, r.voxels, r.total_ms, path);
+      }
     }
     return 0;
   } catch (const std::exception& e) {

@@ -244,7 +244,24 @@ simlod_tool_test(tool_color_by_attribute NEEDS_DATA
   STEP render <DATA>/bun_zipper.ply --backend cpu --color classification -o <WORK>/x RC=1
        "ERR=asked for classification but the PLY file has no such attribute"
   STEP render --synthetic 100 --backend cpu --color source -o <WORK>/x RC=1
-       "ERR=the synthetic scene has no source")
+       "ERR=the synthetic scene has no source"
+  STEP render --synthetic 100 --backend cpu --color classification,intensity -o <WORK>/x RC=1
+       "ERR=several attribute colours need --channels"
+  STEP render --synthetic 100 --backend cpu --color classification --channels -o <WORK>/x RC=1
+       "ERR=the synthetic scene has no classification"
+  STEP render --synthetic 100 --backend cpu --color rgb --channels -o <WORK>/x RC=1
+       "ERR=--channels needs an attribute in --color"
+  STEP render --synthetic 100 --backend cpu --color intensity --channels --bulk -o <WORK>/x
+       RC=1 "ERR=not with --bulk")
+# Attribute channels: one load, one picture per colour; a file without the attribute refused.
+simlod_tool_test(tool_render_channels NEEDS_DATA
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
+       --color classification,intensity,rgb --channels -o <WORK>/c "OUT=100000 points"
+       "OUT=overview classification: " EXISTS=<WORK>/c-overview-classification.png
+       EXISTS=<WORK>/c-overview-intensity.png EXISTS=<WORK>/c-overview-rgb.png
+       ABSENT=<WORK>/c-overview.png
+  STEP render <DATA>/bun_zipper.ply --backend cpu --color classification --channels
+       -o <WORK>/b RC=1 "ERR=asked for classification but the PLY file has no such attribute")
 # Colour by elevation: asked for, and by default for a file without colour.
 simlod_tool_test(tool_render_elevation NEEDS_DATA
   STEP render <DATA>/haystack_rock.las --backend cpu --width 64 --height 48 --views overview

@@ -94,4 +94,20 @@ inline void apply_color(View& v, std::string_view mode, bool data_has_color, con
   v.elevation_range = {low, high > low ? high : low + 1.0f};  // flat data: one colour
 }
 
+/// With attribute channels: sets the colour mode of `v` for an attribute name (intensity over
+/// `intensity`, classification, returns, source); nothing for the other names.
+inline void apply_channel_color(View& v, std::string_view mode,
+                                const std::array<float, 2>& intensity) {
+  switch (load_coloring(mode)) {
+    case ColorBy::Intensity:
+      v.color = ColorMode::Intensity;
+      v.intensity_range = intensity;
+      break;
+    case ColorBy::Classification: v.color = ColorMode::Classification; break;
+    case ColorBy::Returns: v.color = ColorMode::Returns; break;
+    case ColorBy::PointSourceId: v.color = ColorMode::PointSourceId; break;
+    case ColorBy::File: break;
+  }
+}
+
 }  // namespace simlod::examples
