@@ -65,7 +65,7 @@ void print_failures(const simlod::Streamer& streamer) {
   }
 }
 
-int run(const Options& o) {
+int run(Options o) {
   const simlod::Backend backend = simlod::parse_backend(o.backend);
   simlod::StreamConfig config;
   config.octree.backend = backend;
@@ -81,6 +81,16 @@ int run(const Options& o) {
   config.first_batch_points = o.first_batch;
   config.loader_threads = o.loaders;
   config.color_by.by = ex::load_coloring(o.color);
+  if (o.channels) {  // the attribute goes into the octree; the frames colour by it
+    if (config.color_by.by == simlod::ColorBy::File) {
+      throw simlod::InvalidInput("--channels needs an attribute in --color");
+    }
+    config.octree.channels = simlod::attributes_for(config.color_by.by);
+    if (config.color_by.by == simlod::ColorBy::Intensity && !o.inputs.empty()) {
+      o.intensity = simlod::sample_intensity_range({o.inputs.begin(), o.inputs.end()});
+    }
+    config.color_by.by = simlod::ColorBy::File;
+  }
   const simlod::synth::Order order = demo::order_of(o);
   // What a viewer sets up when it starts, before anything is loaded: the device (through the
   // framebuffer) and the page-locked buffers of the stream.
@@ -205,6 +215,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(
           CLI::IsMember(std::vector<std::string>(ex::kColorNames.begin(), ex::kColorNames.end())));
+  app.add_flag("--channels", o.channels,
+               "keep the --color attribute in the octree (OctreeConfig::channels) and colour "
+               "every frame by it, instead of colouring the points as they load");
   app.add_option("--fps", o.fps, "frames rendered per second at most (0: after every update)")
       ->capture_default_str();
   app.add_option("--frames", o.frames_dir,
@@ -230,6 +243,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     ex::check_camera(o.camera);  // before anything is loaded
+    if (o.bulk && o.channels) {
+      throw simlod::InvalidInput(
+          "--channels keeps attributes with the incremental builder only (not with --bulk)");
+    }
     return o.bulk ? demo::run_bulk(o) : run(o);
   } catch (const std::exception& e) {
     fmt::print(stderr, "simlod-demo: error: {}\n", e.what());

@@ -2,6 +2,7 @@
 // everything first, then one bulk build (demo_bulk.cpp).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -26,6 +27,10 @@ struct Options {
   /// --up.
   CameraOptions camera{.views = {"overview", "closeup"}};
   std::string color = "auto";
+  /// --channels: the attribute of --color is kept in the octree (OctreeConfig::channels) and
+  /// every frame colours by it, instead of colouring the points as they load.
+  bool channels = false;
+  std::array<float, 2> intensity{0.0f, 65535.0f};  ///< --channels intensity: the files' range
   bool edl = false, quiet = false;
   bool progress = false;           ///< draw the progress bar even when stderr is no terminal
   std::uint32_t point_size = 1;    ///< View::point_size of the frames and pictures

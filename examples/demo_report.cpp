@@ -30,6 +30,7 @@ View make_view(const Options& o, std::string_view name, const Bounds& box, bool 
   v.point_size = o.point_size;
   v.background = pack_rgba(24, 26, 32);
   apply_color(v, o.color, data_has_color, box);
+  if (o.channels) apply_channel_color(v, o.color, o.intensity);
   return v;
 }
 

@@ -293,6 +293,17 @@ simlod_tool_test(tool_demo_frames_and_budget
        EXISTS=<WORK>/frames/frame-00000.png ABSENT=<WORK>/frames/frame-00001.png
        EXISTS=<WORK>/frames/notes.txt)
 # Streaming keeps every voxel colour filter (weighted: computed when the last batch is in).
+# --channels: the attribute of --color stays in the octree and every frame colours by it.
+simlod_tool_test(tool_demo_channels NEEDS_DATA
+  STEP demo <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --color intensity
+       --channels -q -o <WORK>/c "OUT=^simlod-demo: 100000 points in"
+       EXISTS=<WORK>/c-overview.png
+  STEP demo --points 1000 --backend cpu --color classification --channels -o <WORK>/s RC=1
+       "ERR=the synthetic scene has no attributes for the octree's channels .classification."
+  STEP demo --points 1000 --backend cpu --color classification --channels --bulk -o <WORK>/s
+       RC=1 "ERR=not with --bulk"
+  STEP demo --points 1000 --backend cpu --color rgb --channels -o <WORK>/s RC=1
+       "ERR=--channels needs an attribute in --color")
 simlod_tool_test(tool_demo_streaming_sampling
   STEP demo --sampling average --points 20000 --backend cpu --width 64 --height 48 --batch 5000
        -q --stats <WORK>/stats.json -o <WORK>/a "OUT=^simlod-demo: 20000 points in"
