@@ -15,6 +15,7 @@
 #include "simlod/framebuffer.hpp"
 #include "simlod/render.hpp"
 #include "simlod/view.hpp"
+#include "stream/formats_channels.hpp"
 #include "stream/stream_test_util.hpp"
 
 namespace simlod::test {
@@ -81,6 +82,29 @@ TEST(GpuStream, LionFilesMatchTheCpuStream) {
     auto open = [&](const StreamConfig& c) { return Streamer::open({data / name}, c); };
     expect_streams_match(open, 100'000, 20'000, 0us);
   }
+}
+
+// Attribute channels: the batches of such an octree stay on the host beside their attributes
+// and go in through insert_now(batch, attributes); the CUDA octree's channels follow the
+// formats/ rule as the CPU's do.
+TEST(GpuStream, ChannelsMatchTheCpuStream) {
+  SIMLOD_REQUIRE_GPU();
+  SIMLOD_REQUIRE_TEST_DATA(data);
+  auto open = [&](Backend backend) {
+    StreamConfig c = stream_on(backend, 30'000, 5'000);
+    c.octree.max_points_per_leaf = 2000;
+    c.octree.channels = kChannels;
+    Streamer s = Streamer::open({data / "formats" / "f6.las"}, c);
+    EXPECT_TRUE(stream_to_end(s).empty());
+    return s;
+  };
+  Streamer cpu = open(Backend::Cpu);
+  Streamer gpu = open(Backend::Cuda);
+  ASSERT_EQ(gpu.octree().backend(), Backend::Cuda);
+  const NodeSnapshot snap = gpu.octree().snapshot();
+  EXPECT_EQ(snap.channels, kChannels);
+  expect_formats_channels(snap);
+  expect_same_tree(cpu.octree().snapshot(), snap, /*colours=*/false);
 }
 
 // Colouring by an attribute happens in the loaders, before the pieces go to the device: the
