@@ -41,6 +41,7 @@ void pack_records(const PointAttributes& attributes, const ChannelLayout& layout
 void unpack_records(const std::byte* records, std::size_t n, const ChannelLayout& layout,
                     PointAttributes& out) {
   const std::size_t stride = layout.record_bytes;
+  if (stride == 0 || n == 0) return;
   for_each_array(out, [&](Attribute a, auto& values) {
     if (!layout.has(a)) return;
     using T = typename std::decay_t<decltype(values)>::value_type;
