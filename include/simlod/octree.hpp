@@ -341,6 +341,10 @@ class Octree {
   /// inner node, in storage order) into `out`; returns how many it copied (fewer at the end of
   /// the node). Throws InvalidInput for an id that is not a node.
   std::uint64_t read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first = 0) const;
+  /// The same, and `attributes` is set to the attribute channels (config().channels) of the
+  /// samples copied, element i beside out[i] (empty arrays without channels).
+  std::uint64_t read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first,
+                          PointAttributes& attributes) const;
   /// The root cube in file coordinates (Bounds::cube() of the bounds given to create()).
   [[nodiscard]] const Bounds& cube() const;
   /// The backend that runs (Backend::Auto resolved).

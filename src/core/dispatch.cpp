@@ -150,11 +150,11 @@ void for_each_node(const TreeStores& s, const NodeVisitor& visit) {
 }
 
 std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out) {
+                        std::span<Point> out, PointAttributes* attributes) {
 #if SIMLOD_HAS_CUDA
-  if (s.cuda) return cuda::read_node(*s.cuda, id, first, out);
+  if (s.cuda) return cuda::read_node(*s.cuda, id, first, out, attributes);
 #endif
-  return cpu::read_node(*s.cpu, id, first, out);
+  return cpu::read_node(*s.cpu, id, first, out, attributes);
 }
 
 RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb) {

@@ -86,7 +86,7 @@ void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats);
 [[nodiscard]] NodeSnapshot snapshot(const TreeStores& s);
 void for_each_node(const TreeStores& s, const NodeVisitor& visit);
 std::uint64_t read_node(const TreeStores& s, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out);
+                        std::span<Point> out, PointAttributes* attributes = nullptr);
 /// Clears `fb` (of the tree's backend), draws the tree and resolves the image; waits for it.
 RenderStats render(const TreeStores& s, const RenderJob& job, FramebufferStore& fb);
 /// The same, queued after the work on `stream` and before what `stream` gets next (CUDA; the

@@ -251,6 +251,11 @@ std::uint64_t Octree::read_node(std::uint32_t id, std::span<Point> out, std::uin
   return detail::read_node(impl().store, id, first, out);
 }
 
+std::uint64_t Octree::read_node(std::uint32_t id, std::span<Point> out, std::uint64_t first,
+                                PointAttributes& attributes) const {
+  return detail::read_node(impl().store, id, first, out, &attributes);
+}
+
 void Octree::prefetch(std::span<const Point> batch) { detail::prefetch(impl().store, batch); }
 
 const Bounds& Octree::cube() const { return impl().geometry.cube; }

@@ -61,8 +61,9 @@ void destroy(DeviceBatchStore* p);
 /// Copies node tables and chunks to the host (synchronous).
 [[nodiscard]] NodeSnapshot snapshot(const TreeStore& store);
 void for_each_node(const TreeStore& store, const NodeVisitor& visit);
+/// `attributes` (optional): set to the channels of the samples copied.
 std::uint64_t read_node(const TreeStore& store, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out);
+                        std::span<Point> out, PointAttributes* attributes = nullptr);
 /// The store's next device work runs after what is queued on `stream` (a cudaStream_t) now.
 void order_after(TreeStore& store, void* stream);
 /// What is queued on `stream` from now on runs after the store's last batch.

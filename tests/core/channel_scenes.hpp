@@ -77,4 +77,30 @@ inline std::size_t expect_channels_follow_colours(const NodeSnapshot& s, const P
   return stored;
 }
 
+/// The node reader gives every node's samples and channels as the snapshot does, read in
+/// pieces of `piece` samples.
+inline void expect_reader_matches_snapshot(const Octree& tree, const NodeSnapshot& s,
+                                           AttributeMask mask, std::size_t piece = 37) {
+  std::vector<Point> buffer(piece);
+  for (std::uint32_t id = 0; id < s.nodes.size(); ++id) {
+    const auto& node = s.nodes[id];
+    const auto& samples = node.leaf ? node.points : node.voxels;
+    std::vector<Point> points;
+    PointAttributes all, part;
+    std::uint64_t k = 0;
+    for (std::uint64_t at = 0; (k = tree.read_node(id, buffer, at, part)) > 0; at += k) {
+      points.insert(points.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(k));
+      const detail::ChannelLayout layout = detail::channel_layout(mask);
+      std::vector<std::byte> records(k * layout.record_bytes);
+      detail::pack_records(part, layout, 0, k, records.data());
+      detail::unpack_records(records.data(), k, layout, all);
+    }
+    ASSERT_EQ(points.size(), samples.size()) << "node " << id;
+    for (std::size_t j = 0; j < samples.size(); ++j) {
+      ASSERT_EQ(points[j].rgba, samples[j].rgba) << "node " << id << " sample " << j;
+      expect_same(all, j, node.attributes, j, mask);
+    }
+  }
+}
+
 }  // namespace simlod::test

@@ -123,6 +123,20 @@ TEST(OctreeChannels, LeavesKeepTheirPointsAttributesAndVoxelsTheirColourSources)
   for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(seen[i], 1) << "point " << i << " stored once";
 }
 
+TEST(OctreeChannels, NodeReaderGivesTheChannels) {
+  const AttributeMask mask =
+      attribute_bit(Attribute::GpsTime) | attribute_bit(Attribute::ReturnNumber);
+  const Built b = build(20'000, mask, 5000);
+  expect_reader_matches_snapshot(b.tree, b.tree.snapshot(), mask);
+  // Without channels the arrays come back empty.
+  const Built plain = build(2'000, 0, 1000);
+  std::vector<Point> out(10);
+  PointAttributes a;
+  a.intensity.assign(3, 1);
+  EXPECT_EQ(plain.tree.read_node(0, out, 0, a), 10u);
+  EXPECT_EQ(a.present(), 0u);
+}
+
 TEST(OctreeChannels, InsertNowEqualsInsertAndUpdate) {
   constexpr std::size_t kN = 20'000;
   const AttributeMask mask =

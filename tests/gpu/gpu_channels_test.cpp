@@ -78,6 +78,15 @@ TEST(GpuChannels, RecordsFollowTheirSamplesAsOnTheCpu) {
   }
 }
 
+TEST(GpuChannels, NodeReaderGivesTheChannels) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(200'000);
+  const AttributeMask mask = attribute_bit(Attribute::GpsTime) | attribute_bit(Attribute::Nir) |
+                             attribute_bit(Attribute::Classification);
+  const Octree gpu = build(s, Backend::Cuda, mask, 50'000);
+  expect_reader_matches_snapshot(gpu, gpu.snapshot(), mask, 700);
+}
+
 TEST(GpuChannels, ColourModesDrawAsTheCpuDrawsTheSnapshot) {
   SIMLOD_REQUIRE_GPU();
   const ChannelScene s = channel_scene(1'000'000);

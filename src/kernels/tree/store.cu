@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/channels.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tree/host_tree.hpp"
 #include "kernels/tree/store.cuh"
@@ -111,7 +112,7 @@ void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
 }
 
 std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out) {
+                        std::span<Point> out, PointAttributes* attributes) {
   if (id >= t.control.node_count) {
     throw InvalidInput("read_node: node id " + std::to_string(id) +
                        " is not a node (the tree has " + std::to_string(t.control.node_count) +
@@ -123,7 +124,9 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   SIMLOD_CUDA_CHECK(
       cudaMemcpyAsync(&node, t.writer.d_nodes + id, sizeof(DeviceNode), cudaMemcpyDeviceToHost, s));
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (attributes != nullptr) *attributes = PointAttributes{};
   if (first >= node.count || out.empty()) return 0;
+  const ChannelLayout records = channel_layout(t.layout.channels);
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), node.count - first);
   const std::uint32_t cap = t.config.chunk_capacity;
   // Each chunk's next id sits behind its samples: copy the chunk, then follow the link.
@@ -138,6 +141,10 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
       const std::uint64_t at = first + done - index;
       const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
       std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
+      if (attributes != nullptr && records.record_bytes != 0) {
+        unpack_records(chunk.data() + t.layout.records_offset + at * records.record_bytes, k,
+                       records, *attributes);
+      }
       done += k;
     }
     index += cap;

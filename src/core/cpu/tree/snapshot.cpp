@@ -87,11 +87,13 @@ void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
 }
 
 std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out) {
+                        std::span<Point> out, PointAttributes* attributes) {
   if (id >= t.nodes.size()) {
     throw InvalidInput(
         fmt::format("read_node: node id {} is not a node (the tree has {})", id, t.nodes.size()));
   }
+  const ChannelLayout layout = channel_layout(t.config.channels);
+  if (attributes != nullptr) *attributes = PointAttributes{};
   const std::uint64_t count = t.nodes[id].count;
   if (first >= count || out.empty()) return 0;
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), count - first);
@@ -102,6 +104,9 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   while (done < n) {
     const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
     std::copy_n(t.chunks.data(c) + at, k, out.data() + done);
+    if (attributes != nullptr && layout.record_bytes != 0) {
+      unpack_records(t.chunks.records(c) + at * layout.record_bytes, k, layout, *attributes);
+    }
     done += k;
     at = 0;
     c = t.chunks.next(c);

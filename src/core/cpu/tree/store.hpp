@@ -93,7 +93,8 @@ struct TreeStore {
 /// The node reader (core/octree_store.hpp): node records without samples, and one node's
 /// samples.
 void for_each_node(const TreeStore& store, const NodeVisitor& visit);
+/// `attributes` (optional): set to the channels of the samples copied.
 std::uint64_t read_node(const TreeStore& store, std::uint32_t id, std::uint64_t first,
-                        std::span<Point> out);
+                        std::span<Point> out, PointAttributes* attributes = nullptr);
 
 }  // namespace simlod::detail::cpu
