@@ -18,7 +18,7 @@ void check_channel_attributes(const PointAttributes& attributes, AttributeMask m
     throw InvalidInput(fmt::format(
         "{}: the octree keeps the attribute channel {}, but the batch of {} points has {} "
         "values of it (read the file with ReaderOptions::attributes = OctreeConfig::channels); "
-        "nothing of the batch was queued",
+        "nothing of the batch went in",
         what, to_string(a), n, attributes.size_of(a)));
   }
 }

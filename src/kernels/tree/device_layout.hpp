@@ -18,8 +18,11 @@
 //   offset  4  uint32 grid          occupancy grid id of an inner node, kNil for a leaf
 //
 // Chunk: chunk_capacity Points (16 bytes each) followed by a 16-byte trailer whose first
-// uint32 is the id of the next chunk of the same list (kNil at the end); chunk c lies at
-// d_chunks + c * chunk_bytes, chunk_bytes = 16 * capacity + 16 (16 KB at SimLOD's 1000).
+// uint32 is the id of the next chunk of the same list (kNil at the end), then, with attribute
+// channels (OctreeConfig::channels), chunk_capacity channel records of record_bytes each
+// (detail/channels.hpp; record k beside sample k) padded to 16 bytes; chunk c lies at
+// d_chunks + c * chunk_bytes, chunk_bytes = 16 * capacity + 16 + the records (16 KB at
+// SimLOD's 1000 without channels).
 //
 // Occupancy grid: 2^(3 * grid_bits) bits in uint32 words, bit (cell % 32) of word cell / 32
 // (detail::cell_index), rounded up to 16 bytes; grid g lies at d_grid_end - (g + 1) *
