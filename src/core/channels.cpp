@@ -10,16 +10,23 @@
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
-void check_channel_attributes(const PointAttributes& attributes, AttributeMask mask, std::size_t n,
+void check_channel_attributes(const PointAttributes* attributes, AttributeMask mask, std::size_t n,
                               std::string_view what) {
+  if (mask == 0) return;
+  if (attributes == nullptr) {
+    throw InvalidInput(fmt::format(
+        "{0}: this octree keeps the attribute channels {1}; pass the batch with its attributes "
+        "({0}(points, attributes)); nothing of the batch went in",
+        what, attribute_names(mask)));
+  }
   for (std::size_t i = 0; i < kAttributeCount; ++i) {
     const auto a = static_cast<Attribute>(i);
-    if (!has_attribute(mask, a) || attributes.size_of(a) >= n) continue;
+    if (!has_attribute(mask, a) || attributes->size_of(a) >= n) continue;
     throw InvalidInput(fmt::format(
         "{}: the octree keeps the attribute channel {}, but the batch of {} points has {} "
         "values of it (read the file with ReaderOptions::attributes = OctreeConfig::channels); "
         "nothing of the batch went in",
-        what, to_string(a), n, attributes.size_of(a)));
+        what, to_string(a), n, attributes->size_of(a)));
   }
 }
 

@@ -11,9 +11,10 @@
 
 namespace simlod::detail {
 
-/// Throws InvalidInput when `attributes` lacks an attribute of `mask` or holds fewer than `n`
-/// values of it; `what` names the call ("insert").
-void check_channel_attributes(const PointAttributes& attributes, AttributeMask mask, std::size_t n,
+/// Throws InvalidInput when an octree keeping the channels `mask` gets no attributes
+/// (nullptr), or `attributes` lacks an attribute of `mask` or holds fewer than `n` values of
+/// it; `what` names the call ("insert").
+void check_channel_attributes(const PointAttributes* attributes, AttributeMask mask, std::size_t n,
                               std::string_view what);
 
 /// Packs the attributes of points [first, first + n) into n records of layout.record_bytes

@@ -90,18 +90,13 @@ void queue_batch(detail::OctreeImpl& s, std::span<const Point> batch,
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
-  if (s.config.channels != 0) {
-    throw InvalidInput(fmt::format(
-        "insert: this octree keeps the attribute channels {}; insert the batch with its "
-        "attributes (insert(points, attributes)); nothing of the batch was queued",
-        attribute_names(s.config.channels)));
-  }
+  detail::check_channel_attributes(nullptr, s.config.channels, batch.size(), "insert");
   queue_batch(s, batch, nullptr);
 }
 
 void Octree::insert(std::span<const Point> batch, const PointAttributes& attributes) {
   detail::OctreeImpl& s = impl();
-  detail::check_channel_attributes(attributes, s.config.channels, batch.size(), "insert");
+  detail::check_channel_attributes(&attributes, s.config.channels, batch.size(), "insert");
   queue_batch(s, batch, &attributes);
 }
 

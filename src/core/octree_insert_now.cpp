@@ -92,15 +92,7 @@ UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked
   UpdateStats stats;
   try {
     refuse_when_queued(s);
-    if (s.config.channels != 0 && attributes == nullptr) {
-      throw InvalidInput(fmt::format(
-          "insert_now: this octree keeps the attribute channels {}; insert the batch with its "
-          "attributes (insert_now(points, attributes)); nothing of the batch was inserted",
-          attribute_names(s.config.channels)));
-    }
-    if (attributes != nullptr) {
-      detail::check_channel_attributes(*attributes, s.config.channels, batch.size(), "insert_now");
-    }
+    detail::check_channel_attributes(attributes, s.config.channels, batch.size(), "insert_now");
     // Points a PinnedBatch::check() covered were checked against this cube's edge already.
     detail::validate_batch(batch, s.geometry, "inserted", checked);
     // The channel records, packed once into a buffer the octree keeps for the next call.
