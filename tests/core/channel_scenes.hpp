@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/channels.hpp"
+#include "io/attribute_arrays.hpp"
 #include "simlod/attributes.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/point.hpp"
@@ -45,6 +46,17 @@ inline PointAttributes make_attributes(std::size_t n) {
     a.nir[i] = static_cast<std::uint16_t>(i * 31);
   }
   return a;
+}
+
+/// The attributes of `mask` of points [at, at + n) of `all` (arrays from 0).
+inline PointAttributes slice_attributes(const PointAttributes& all, std::size_t at, std::size_t n,
+                                        AttributeMask mask) {
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  std::vector<std::byte> records(n * layout.record_bytes);
+  detail::pack_records(all, layout, at, n, records.data());
+  PointAttributes out;
+  detail::unpack_records(records.data(), n, layout, out);
+  return out;
 }
 
 /// Compares sample j of `got` with point i of `want`, attribute by attribute.
@@ -90,10 +102,7 @@ inline void expect_reader_matches_snapshot(const Octree& tree, const NodeSnapsho
     std::uint64_t k = 0;
     for (std::uint64_t at = 0; (k = tree.read_node(id, buffer, at, part)) > 0; at += k) {
       points.insert(points.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(k));
-      const detail::ChannelLayout layout = detail::channel_layout(mask);
-      std::vector<std::byte> records(k * layout.record_bytes);
-      detail::pack_records(part, layout, 0, k, records.data());
-      detail::unpack_records(records.data(), k, layout, all);
+      detail::copy_attributes(part, k, all, at, mask);
     }
     ASSERT_EQ(points.size(), samples.size()) << "node " << id;
     for (std::size_t j = 0; j < samples.size(); ++j) {

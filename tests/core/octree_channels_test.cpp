@@ -40,13 +40,8 @@ Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t 
           indexed(scene.points), make_attributes(n)};
   for (std::size_t begin = 0; begin < n; begin += batch) {
     const std::size_t k = std::min(batch, n - begin);
-    // The attributes of points [begin, begin + k): those of the mask only.
-    const detail::ChannelLayout layout = detail::channel_layout(mask);
-    std::vector<std::byte> records(k * layout.record_bytes);
-    detail::pack_records(b.attributes, layout, begin, k, records.data());
-    PointAttributes part;
-    detail::unpack_records(records.data(), k, layout, part);
-    b.tree.insert(std::span(b.points).subspan(begin, k), part);
+    b.tree.insert(std::span(b.points).subspan(begin, k),
+                  slice_attributes(b.attributes, begin, k, mask));
     b.tree.update();
   }
   return b;
@@ -294,6 +289,8 @@ TEST(OctreeChannels, BadRequestsAreRefused) {
   view.intensity_range = {0.0f, 1.0f};
   view.intensity_gamma = 0.0f;
   expect_refused([&] { rasterize(tree, view, fb); }, "intensity_gamma");
+  view.color = static_cast<ColorMode>(99);
+  expect_refused([&] { rasterize(tree, view, fb); }, "unknown color mode value 99");
   // A snapshot whose channel arrays are shorter than its samples.
   NodeSnapshot s = tree.snapshot();
   std::size_t k = 0;

@@ -30,17 +30,6 @@ ChannelScene channel_scene(std::size_t n) {
   return s;
 }
 
-/// The attributes of points [at, at + n).
-PointAttributes slice(const PointAttributes& all, std::size_t at, std::size_t n,
-                      AttributeMask mask) {
-  const detail::ChannelLayout layout = detail::channel_layout(mask);
-  std::vector<std::byte> records(n * layout.record_bytes);
-  detail::pack_records(all, layout, at, n, records.data());
-  PointAttributes out;
-  detail::unpack_records(records.data(), n, layout, out);
-  return out;
-}
-
 /// Builds the scene on `backend` in batches (every other one through insert_now).
 Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::size_t batch) {
   Octree tree = Octree::create(s.bounds, {.backend = backend,
@@ -50,7 +39,7 @@ Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::si
                                           .channels = mask});
   for (std::size_t at = 0, k = 0; at < s.points.size(); at += batch, ++k) {
     const std::size_t n = std::min(batch, s.points.size() - at);
-    const PointAttributes part = slice(s.attributes, at, n, mask);
+    const PointAttributes part = slice_attributes(s.attributes, at, n, mask);
     const auto piece = std::span(s.points).subspan(at, n);
     if (k % 2 == 0) {
       tree.insert(piece, part);
@@ -125,6 +114,12 @@ TEST(GpuChannels, SanitizerSmallScene) {
   view.color = ColorMode::Intensity;
   Framebuffer fb(64, 64, Backend::Cuda);
   EXPECT_THROW(rasterize(gpu, view, fb), InvalidInput);  // no intensity channel
+  // A DeviceBatch carries points only: refused, nothing inserted.
+  Octree tree = Octree::create(s.bounds, {.backend = Backend::Cuda, .channels = mask});
+  DeviceBatch batch(1000);
+  fill_device_batch(batch, std::span(s.points).first(1000));
+  EXPECT_THROW((void)tree.insert_now(batch), InvalidInput);
+  EXPECT_EQ(tree.stats().points, 0u);
 }
 
 }  // namespace
