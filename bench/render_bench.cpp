@@ -1,9 +1,11 @@
 // Render time (simlod::rasterize) at 1920x1080: a synthetic scene in scan order built into an
 // octree once, drawn from an overview and a close-up camera, with LOD (threshold 128 px, the
 // voxel grid) and brute force (threshold 0: every original point in the frustum), plus the
-// high-quality and eye-dome variants of the overview. CUDA times come from events around the
-// device work; CPU times from the host clock. Each benchmark renders 5 warm-up frames, then
-// kFrames timed frames, and reports the median.
+// high-quality and eye-dome variants of the overview, and the colour modes that read attribute
+// channels (a second tree keeps intensity and classification: the generator's ground-truth
+// classes, and an intensity made up from height and position) next to rgb on that tree. CUDA
+// times come from events around the device work; CPU times from the host clock. Each benchmark
+// renders 5 warm-up frames, then kFrames timed frames, and reports the median.
 //
 //   SIMLOD_BENCH_POINTS      points of the CUDA tree (default 100,000,000)
 //   SIMLOD_BENCH_CPU_POINTS  points of the CPU tree (default 10,000,000)
@@ -13,14 +15,17 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "bench_env.hpp"
 #include "common/views.hpp"
+#include "simlod/attributes.hpp"
 #include "simlod/render.hpp"
 #include "simlod/synth.hpp"
 
@@ -39,29 +44,47 @@ struct Tree {
   simlod::Bounds box;  ///< the scene in octree coordinates
 };
 
-/// The octree of `n` scan-ordered synthetic points on `backend`, built once.
-Tree& tree(Backend backend, std::uint64_t n) {
-  static std::map<int, Tree> cache;
-  auto it = cache.find(static_cast<int>(backend));
+constexpr simlod::AttributeMask kChannels =
+    simlod::attribute_bit(simlod::Attribute::Intensity) |
+    simlod::attribute_bit(simlod::Attribute::Classification);
+
+/// The octree of `n` scan-ordered synthetic points on `backend`, built once; with `channels`,
+/// keeping kChannels.
+Tree& tree(Backend backend, std::uint64_t n, bool channels) {
+  static std::map<std::pair<int, bool>, Tree> cache;
+  const std::pair key{static_cast<int>(backend), channels};
+  auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   simlod::synth::Generator gen({.points = n, .seed = 1});
   simlod::OctreeConfig config;
   config.backend = backend;
+  config.channels = channels ? kChannels : 0;
   Tree t;
   t.octree = std::make_unique<simlod::Octree>(simlod::Octree::create(gen.bounds(), config));
   const auto& lo = t.octree->cube().min;
   std::vector<Point> batch(1'000'000);
-  for (std::size_t got; (got = gen.next(batch)) > 0;) {
+  simlod::PointAttributes attributes;
+  attributes.resize(kChannels, batch.size());
+  for (std::size_t got; (got = gen.next(batch, attributes.classification)) > 0;) {
     for (std::size_t i = 0; i < got; ++i) {
+      // Brighter with height, with a speckle from the position.
+      const auto speckle = static_cast<std::uint32_t>(
+          static_cast<std::int64_t>(batch[i].x * 7919.0 + batch[i].y * 104729.0) & 0xFFFFFF);
+      attributes.intensity[i] = static_cast<std::uint16_t>(
+          std::clamp(batch[i].z - gen.bounds().min[2], 0.0, 40.0) * 1200.0 + (speckle % 16000));
       batch[i].x = static_cast<float>(batch[i].x - lo[0]);
       batch[i].y = static_cast<float>(batch[i].y - lo[1]);
       batch[i].z = static_cast<float>(batch[i].z - lo[2]);
       t.box.expand(batch[i].x, batch[i].y, batch[i].z);
     }
-    t.octree->insert(std::span(batch).first(got));
+    if (channels) {
+      t.octree->insert(std::span(batch).first(got), attributes);
+    } else {
+      t.octree->insert(std::span(batch).first(got));
+    }
     t.octree->update();
   }
-  return cache.emplace(static_cast<int>(backend), std::move(t)).first->second;
+  return cache.emplace(key, std::move(t)).first->second;
 }
 
 double median(std::vector<double> v) {
@@ -74,6 +97,8 @@ struct Case {
   float threshold;
   simlod::RenderQuality quality = simlod::RenderQuality::Fast;
   bool edl = false;
+  simlod::ColorMode color = simlod::ColorMode::Rgb;
+  bool channels = false;  ///< the tree with kChannels (implied by an attribute colour)
 };
 
 void render(benchmark::State& state, Backend backend, Case c) {
@@ -84,11 +109,13 @@ void render(benchmark::State& state, Backend backend, Case c) {
   const std::uint64_t n = backend == Backend::Cuda
                               ? env_points("SIMLOD_BENCH_POINTS", 100'000'000)
                               : env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
-  Tree& t = tree(backend, n);
+  Tree& t = tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb);
   simlod::View view = simlod::examples::named_view(c.view, t.box, kWidth, kHeight);
   view.lod_threshold = c.threshold;
   view.quality = c.quality;
   view.eye_dome_lighting = c.edl;
+  view.color = c.color;
+  view.intensity_range = {0.0f, 65535.0f};
   simlod::Framebuffer fb(kWidth, kHeight, backend);
   for (int i = 0; i < kWarmup; ++i) simlod::rasterize(*t.octree, view, fb);
   for (auto _ : state) {
@@ -116,6 +143,7 @@ void render(benchmark::State& state, Backend backend, Case c) {
 }
 
 using Q = simlod::RenderQuality;
+using C = simlod::ColorMode;
 
 #define SIMLOD_RENDER_BENCH(backend, name, ...)                                    \
   BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
@@ -129,10 +157,21 @@ SIMLOD_RENDER_BENCH(Cuda, closeup_lod, "closeup", 128.0f);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute, "closeup", 0.0f);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_hq, "overview", 128.0f, Q::High);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_edl, "overview", 128.0f, Q::Fast, true);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_channels_rgb, "overview", 128.0f, Q::Fast, false, C::Rgb,
+                    true);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_intensity, "overview", 128.0f, Q::Fast, false, C::Intensity);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_classification, "overview", 128.0f, Q::Fast, false,
+                    C::Classification);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_intensity, "closeup", 128.0f, Q::Fast, false, C::Intensity);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_brute, "closeup", 0.0f);
+SIMLOD_RENDER_BENCH(Cpu, overview_lod_channels_rgb, "overview", 128.0f, Q::Fast, false, C::Rgb,
+                    true);
+SIMLOD_RENDER_BENCH(Cpu, overview_lod_intensity, "overview", 128.0f, Q::Fast, false, C::Intensity);
+SIMLOD_RENDER_BENCH(Cpu, overview_lod_classification, "overview", 128.0f, Q::Fast, false,
+                    C::Classification);
 
 }  // namespace
 

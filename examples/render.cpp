@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
   app.add_option("--sampling", sampling,
                  "voxel colours: " + simlod::examples::sampling_names() +
                      " (first-come, a random point of the cell, the mean of its points, or its "
-                     "samples weighted by distance); all but first imply --bulk")
+                     "samples weighted by distance); all but first imply --bulk, except random "
+                     "with --channels")
       ->capture_default_str();
   std::vector<std::string> colors{"auto"};
   app.add_option("--color", colors,
@@ -191,8 +192,8 @@ int main(int argc, char** argv) {
     simlod::OctreeConfig config;
     config.backend = simlod::parse_backend(backend_name);
     config.sampling = simlod::examples::sampling_of(sampling);
-    if (config.sampling != simlod::Sampling::FirstCome) {
-      bulk = true;  // the incremental builder samples first-come
+    if (config.sampling != simlod::Sampling::FirstCome && !channels) {
+      bulk = true;  // one build is faster than batches for points that fit in memory
     }
     // Attribute colours: computed as the points load (one at most), or kept as channels.
     std::vector<simlod::ColorBy> by;
@@ -205,8 +206,7 @@ int main(int argc, char** argv) {
       if (by.empty()) throw simlod::InvalidInput("--channels needs an attribute in --color");
       if (bulk) {
         throw simlod::InvalidInput(
-            "--channels keeps attributes with first-come voxels and the incremental builder "
-            "(not with --bulk or --sampling other than first)");
+            "--channels keeps attributes with the incremental builder (not with --bulk)");
       }
       for (const simlod::ColorBy b : by) config.channels |= simlod::attributes_for(b);
     } else if (by.size() > 1) {

@@ -260,6 +260,11 @@ simlod_tool_test(tool_render_channels NEEDS_DATA
        "OUT=overview classification: " EXISTS=<WORK>/c-overview-classification.png
        EXISTS=<WORK>/c-overview-intensity.png EXISTS=<WORK>/c-overview-rgb.png
        ABSENT=<WORK>/c-overview.png
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
+       --sampling random --color classification --channels -o <WORK>/r "OUT=100000 points"
+       EXISTS=<WORK>/r-overview.png
+  STEP render <DATA>/formats/f6.las --backend cpu --views overview --sampling average
+       --color classification --channels -o <WORK>/a RC=1 "ERR=FirstCome and Random only"
   STEP render <DATA>/bun_zipper.ply --backend cpu --color classification --channels
        -o <WORK>/b RC=1 "ERR=asked for classification but the PLY file has no such attribute")
 # Colour by elevation: asked for, and by default for a file without colour.

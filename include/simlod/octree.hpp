@@ -78,8 +78,10 @@ struct OctreeConfig {
   /// colour it took. Batches then go in with insert(points, attributes). Memory: each sample
   /// takes the channels' record on top of its 16 bytes (detail/channels.hpp; e.g. 4 bytes for
   /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels
-  /// with Sampling::FirstCome and the incremental builder (insert, insert_now, update) on both
-  /// backends; the other samplings and build() refuse them with InvalidInput.
+  /// with Sampling::FirstCome and Random (the voxel takes the record of the point whose colour
+  /// it took; detail/sampling.hpp breaks ties) and the incremental builder (insert,
+  /// insert_now, update) on both backends; Average, Weighted and build() refuse them with
+  /// InvalidInput.
   AttributeMask channels = 0;
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the

@@ -36,10 +36,10 @@ void validate_config(const OctreeConfig& c) {
     bad(fmt::format("channels = {:#x} has bits that name no attribute (at most {:#x})", c.channels,
                     kAllAttributes));
   }
-  if (c.channels != 0 && c.sampling != Sampling::FirstCome) {
+  if (c.channels != 0 && c.sampling != Sampling::FirstCome && c.sampling != Sampling::Random) {
     bad(fmt::format(
-        "attribute channels ({}) are kept with Sampling::FirstCome only in this version "
-        "(a voxel takes the attributes of the sample whose colour it took)",
+        "attribute channels ({}) are kept with Sampling::FirstCome and Random only in this "
+        "version (a voxel takes the attributes of the point whose colour it took)",
         attribute_names(c.channels)));
   }
 }

@@ -4,13 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/channels.hpp"
+#include "core/octree_test_util.hpp"
 #include "io/attribute_arrays.hpp"
 #include "simlod/attributes.hpp"
+#include "simlod/detail/sampling.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/point.hpp"
 
@@ -57,6 +61,33 @@ inline PointAttributes slice_attributes(const PointAttributes& all, std::size_t 
   PointAttributes out;
   detail::unpack_records(records.data(), n, layout, out);
   return out;
+}
+
+struct Built {
+  Octree tree;
+  std::vector<Point> points;
+  PointAttributes attributes;
+};
+
+/// The synthetic scene's points, coloured by index, inserted in batches with channels `mask`
+/// (CPU backend).
+inline Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t leaf = 1000,
+                   unsigned threads = 0, Sampling sampling = Sampling::FirstCome) {
+  const Scene& scene = random_scene(n, 3);
+  Built b{Octree::create(scene.bounds, {.backend = Backend::Cpu,
+                                        .max_points_per_leaf = leaf,
+                                        .chunk_capacity = 100,
+                                        .cpu_threads = threads,
+                                        .sampling = sampling,
+                                        .channels = mask}),
+          indexed(scene.points), make_attributes(n)};
+  for (std::size_t begin = 0; begin < n; begin += batch) {
+    const std::size_t k = std::min(batch, n - begin);
+    b.tree.insert(std::span(b.points).subspan(begin, k),
+                  slice_attributes(b.attributes, begin, k, mask));
+    b.tree.update();
+  }
+  return b;
 }
 
 /// Compares sample j of `got` with point i of `want`, attribute by attribute.
@@ -110,6 +141,50 @@ inline void expect_reader_matches_snapshot(const Octree& tree, const NodeSnapsho
       expect_same(all, j, node.attributes, j, mask);
     }
   }
+}
+
+/// Sampling::Random's ties: `copies` points at each position of the synthetic scene, of one
+/// colour (index_rgba of the position's number) and each with attributes of its own (point
+/// copies * k + c has make_attributes' values of that index).
+inline std::vector<Point> tied_points(std::size_t positions, std::size_t copies) {
+  const std::vector<Point>& scene = random_scene(positions, 11).points;
+  std::vector<Point> out;
+  out.reserve(positions * copies);
+  for (std::size_t k = 0; k < positions; ++k) {
+    for (std::size_t c = 0; c < copies; ++c) {
+      out.push_back(scene[k]);
+      out.back().rgba = index_rgba(k);
+    }
+  }
+  return out;
+}
+
+/// Every voxel of `s` (a Random tree of tied_points()) carries, of the copies at the position
+/// its colour names, the record with the largest detail::record_digest(). Returns the voxels.
+inline std::size_t expect_ties_go_to_largest_digest(const NodeSnapshot& s,
+                                                    const PointAttributes& all, AttributeMask mask,
+                                                    std::size_t copies) {
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  std::vector<std::byte> record(layout.record_bytes);
+  std::size_t voxels = 0;
+  for (const auto& node : s.nodes) {
+    for (std::size_t j = 0; j < node.voxels.size(); ++j, ++voxels) {
+      const std::size_t first = index_of(node.voxels[j].rgba) * copies;
+      std::size_t want = first;
+      std::uint64_t best = 0;
+      for (std::size_t i = first; i < first + copies; ++i) {
+        detail::pack_records(all, layout, i, 1, record.data());
+        const std::uint64_t d = detail::record_digest(
+            reinterpret_cast<const std::uint8_t*>(record.data()), layout.record_bytes);
+        if (d > best) {
+          best = d;
+          want = i;
+        }
+      }
+      expect_same(node.attributes, j, all, want, mask);
+    }
+  }
+  return voxels;
 }
 
 }  // namespace simlod::test

@@ -22,31 +22,6 @@
 namespace simlod::test {
 namespace {
 
-struct Built {
-  Octree tree;
-  std::vector<Point> points;
-  PointAttributes attributes;
-};
-
-/// The synthetic scene's points, coloured by index, inserted in batches with channels `mask`.
-Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t leaf = 1000,
-            unsigned threads = 0) {
-  const Scene& scene = random_scene(n, 3);
-  Built b{Octree::create(scene.bounds, {.backend = Backend::Cpu,
-                                        .max_points_per_leaf = leaf,
-                                        .chunk_capacity = 100,
-                                        .cpu_threads = threads,
-                                        .channels = mask}),
-          indexed(scene.points), make_attributes(n)};
-  for (std::size_t begin = 0; begin < n; begin += batch) {
-    const std::size_t k = std::min(batch, n - begin);
-    b.tree.insert(std::span(b.points).subspan(begin, k),
-                  slice_attributes(b.attributes, begin, k, mask));
-    b.tree.update();
-  }
-  return b;
-}
-
 TEST(OctreeChannels, RecordLayoutAlignsEveryField) {
   const detail::ChannelLayout two = detail::channel_layout(
       attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification));
@@ -268,8 +243,10 @@ TEST(OctreeChannels, BadRequestsAreRefused) {
   EXPECT_EQ(tree.stats().points, scene.points.size());
 
   OctreeConfig c = config();
-  c.sampling = Sampling::Average;
-  expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "FirstCome");
+  for (const Sampling sampling : {Sampling::Average, Sampling::Weighted}) {
+    c.sampling = sampling;
+    expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "FirstCome and Random");
+  }
   c = config();
   c.channels = 1u << 20;
   expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "no attribute");

@@ -1,6 +1,7 @@
 // Attribute channels on CUDA: the records follow their samples through uploads, splits and the
-// voxel backlog as on the CPU backend, the statistics agree, and the attribute colour modes
-// draw the CUDA octree as the CPU renderer draws its snapshot.
+// voxel backlog as on the CPU backend (first-come and Random voxels, ties included), the
+// statistics agree, and the attribute colour modes draw the CUDA octree as the CPU renderer
+// draws its snapshot.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,12 +31,24 @@ ChannelScene channel_scene(std::size_t n) {
   return s;
 }
 
+/// tied_points(): `copies` points of one colour at each position, attributes of their own.
+ChannelScene tied_scene(std::size_t positions, std::size_t copies) {
+  ChannelScene s{tied_points(positions, copies),
+                 make_attributes(positions * copies),
+                 random_scene(positions, 11).bounds,
+                 {}};
+  for (const Point& p : s.points) s.box.expand(p.x, p.y, p.z);
+  return s;
+}
+
 /// Builds the scene on `backend` in batches (every other one through insert_now).
-Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::size_t batch) {
+Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::size_t batch,
+             Sampling sampling = Sampling::FirstCome) {
   Octree tree = Octree::create(s.bounds, {.backend = backend,
                                           .max_points_per_leaf = 5000,
                                           .chunk_capacity = 500,
                                           .max_batch_points = 1u << 18,
+                                          .sampling = sampling,
                                           .channels = mask});
   for (std::size_t at = 0, k = 0; at < s.points.size(); at += batch, ++k) {
     const std::size_t n = std::min(batch, s.points.size() - at);
@@ -65,6 +78,30 @@ TEST(GpuChannels, RecordsFollowTheirSamplesAsOnTheCpu) {
     EXPECT_EQ(gpu.stats().bytes_channels, cpu.stats().bytes_channels);
     EXPECT_EQ(gpu.stats().bytes_points, cpu.stats().bytes_points);
   }
+}
+
+TEST(GpuChannels, RandomVoxelsTakeTheirWinnersRecordsAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(1'000'000);
+  const Octree gpu = build(s, Backend::Cuda, kAllAttributes, 150'000, Sampling::Random);
+  const Octree cpu = build(s, Backend::Cpu, kAllAttributes, 150'000, Sampling::Random);
+  const NodeSnapshot snap = gpu.snapshot();
+  expect_same_tree(cpu.snapshot(), snap, /*colours=*/true);
+  EXPECT_EQ(expect_channels_follow_colours(snap, s.attributes, kAllAttributes), s.points.size());
+}
+
+TEST(GpuChannels, RandomTiesGoToTheLargestRecordDigestAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  // Four points of one key side by side: the lanes of a warp combine them, and the coarse
+  // voxels' locks see many warps.
+  const ChannelScene s = tied_scene(150'000, 4);
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::PointSourceId);
+  const Octree gpu = build(s, Backend::Cuda, mask, 200'000, Sampling::Random);
+  const Octree cpu = build(s, Backend::Cpu, mask, 200'000, Sampling::Random);
+  const NodeSnapshot snap = gpu.snapshot();
+  expect_same_tree(cpu.snapshot(), snap, /*colours=*/true);
+  EXPECT_GT(expect_ties_go_to_largest_digest(snap, s.attributes, mask, 4), 10'000u);
 }
 
 TEST(GpuChannels, NodeReaderGivesTheChannels) {

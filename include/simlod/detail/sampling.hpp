@@ -6,7 +6,9 @@
 //            largest key of its points (a max over children's maxima is the max over all
 //            points, so one atomicMax per sample suffices). The hash of the quantised position
 //            is uniform, so every point of the cell wins about equally often over seeds; equal
-//            positions share a hash and the larger colour breaks the tie.
+//            positions share a hash and the larger colour breaks the tie. With attribute
+//            channels the voxel takes the record of that point; points of equal keys break
+//            the tie by record_digest() of their records.
 //   Average: the exact integer sums of each channel and the point count of the cell; the
 //            colour is each sum divided by the count, rounded half up.
 //   Weighted: every sample (a child's point, or a child voxel at its cell centre) adds its
@@ -44,6 +46,23 @@ SIMLOD_HD std::uint64_t random_key(const QuantPoint& q, std::uint32_t rgba, std:
   h = mix32(h ^ q.y);
   h = mix32(h ^ q.z);
   return (static_cast<std::uint64_t>(h) << 32) | rgba;
+}
+
+/// Sampling::Random with attribute channels: the tie-break between points of equal keys (equal
+/// positions and colours) whose channel records differ. The voxel takes the record of the
+/// point with the largest (key, digest); the digest hashes the record's 32-bit words (records
+/// are a multiple of 4 bytes) into 32 bits, so that key and digest fit one 16-byte atomic with
+/// the winner's number, and is odd, so that no record's digest is 0, the digest of an empty
+/// accumulator. (Two different records of one key with one digest, odds of 2^-31, keep either.)
+SIMLOD_HD std::uint32_t record_digest(const std::uint8_t* record, std::uint32_t bytes) {
+  std::uint32_t h = 0x85ebca6bu;
+  for (std::uint32_t at = 0; at < bytes; at += 4) {
+    const std::uint32_t word = std::uint32_t{record[at]} | std::uint32_t{record[at + 1]} << 8 |
+                               std::uint32_t{record[at + 2]} << 16 |
+                               std::uint32_t{record[at + 3]} << 24;
+    h = mix32(h ^ word) + 0x9e3779b9u;
+  }
+  return mix32(h) | 1u;
 }
 
 /// Sampling::Average's accumulator: 40 bytes, alignment 8 (sums of red, green, blue, alpha and

@@ -55,6 +55,18 @@ __device__ inline bool set_bit_once_device(std::uint32_t* word, std::uint32_t bi
   return (old & bit) == 0 && static_cast<int>(lane_id()) == __ffs(same_bit) - 1;
 }
 
+#if __CUDA_ARCH__ >= 800
+/// The largest 64-bit `value` of the lanes in `mask` (each of them calls it): the largest high
+/// word, then the largest low word of the lanes that hold it.
+__device__ inline unsigned long long max_sync(unsigned mask, unsigned long long value) {
+  const auto hi = static_cast<std::uint32_t>(value >> 32);
+  const std::uint32_t top = __reduce_max_sync(mask, hi);
+  const std::uint32_t low =
+      __reduce_max_sync(mask, hi == top ? static_cast<std::uint32_t>(value) : 0u);
+  return (static_cast<unsigned long long>(top) << 32) | low;
+}
+#endif
+
 /// Exclusive prefix sum of `value` over the full warp; `total` receives the warp's sum.
 /// All 32 lanes must call it.
 __device__ inline std::uint32_t warp_exclusive_sum(std::uint32_t value, std::uint32_t& total) {

@@ -57,6 +57,14 @@ struct TreeView {
     return d_chunks + chunk * chunk_bytes + records_offset;
   }
 
+  /// The channel record beside a stored sample (record_bytes > 0).
+  SIMLOD_HD std::byte* sample_record(const Point* sample) const {
+    const auto at =
+        static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(sample) - d_chunks);
+    return chunk_records(static_cast<std::uint32_t>(at / chunk_bytes)) +
+           (at % chunk_bytes) / sizeof(Point) * record_bytes;
+  }
+
   SIMLOD_HD std::uint32_t* grid_words(std::uint32_t grid) const {
     return reinterpret_cast<std::uint32_t*>(d_grid_end - (grid + std::uint64_t{1}) * grid_bytes);
   }

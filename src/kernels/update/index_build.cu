@@ -64,7 +64,8 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
   for (std::uint32_t done = 0; done < leaf.y; done += cap) {
     const std::uint32_t n = min(cap, leaf.y - done);
     const Point* points = v.chunk_data(chunk);
-    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) fold_point(v, points[j], 0);
+    // No digests: build() refuses channels, so a store it wrote keeps none.
+    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) fold_point(v, points[j], j, 0, 0);
     chunk = *v.chunk_next(chunk);
   }
 }

@@ -7,8 +7,13 @@
 // Entry e (arrays of `capacity` entries, numbered in order of insertion):
 //   keys[e]     uint64   node << 32 | cell
 //   samples[e]  Point*   the voxel in its node's chunk list (the arena never moves)
-//   acc[e]      words x uint64   Random: the largest key (1 word); Average: the sums of red,
-//                                green, blue, alpha and the count (5 words, a ColourSum)
+//   acc[e]      words x uint64   Random: the largest key (1 word); Random with attribute
+//                                channels: the largest key; its record's digest << 32 | the
+//                                winner's point number in the pass; a lock for GPUs before
+//                                sm_90; padding (4 words, the pair 16-byte aligned; the
+//                                voxel's record lies beside its sample);
+//                                Average: the sums of red, green, blue, alpha and the count
+//                                (5 words, a ColourSum)
 //   dirty[e]    uint32   folded into since its colour was last written
 //   list[k]     uint32   the dirty entries, counts[1] of them
 // counts[0] = entries. slots: a power of two, at least twice the capacity, of uint32 entry
@@ -34,6 +39,10 @@ struct IndexView {
   std::uint32_t capacity = 0;  ///< entries the arrays hold
   std::uint32_t words = 0;     ///< accumulator words per entry; 0 = no index (passes skip it)
   std::uint32_t seed = 0;      ///< Sampling::Random's seed
+  std::uint32_t random = 0;    ///< 1: Sampling::Random (keys), else Average (sums)
+  /// Random with attribute channels: bytes of a channel record (the voxel takes its winner's);
+  /// 0 otherwise.
+  std::uint32_t record_bytes = 0;
 };
 
 static_assert(std::is_trivially_copyable_v<IndexView>);

@@ -5,12 +5,16 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tuning.hpp"
 #include "kernels/update/voxel_index.cuh"
+#include "simlod/detail/channels.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
 namespace {
 
 constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
+// Random with channels: key, tail (digest << 32 | point), lock (GPUs before sm_90), padding:
+// the first two 16-byte aligned for the 16-byte compare-and-swap.
+constexpr std::uint32_t kWinnerWords = 4;
 
 std::uint64_t slots_for(std::uint64_t capacity) {
   return capacity == 0 ? 0 : std::bit_ceil(2 * capacity);
@@ -41,7 +45,27 @@ __global__ void relink_kernel(IndexView x, std::uint32_t size) {
 __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uint32_t old_grids) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
        i += gridDim.x * blockDim.x) {
-    fold_point(v, v.point(i), i < v.batch_points ? 0 : old_grids);
+    const std::uint32_t digest =
+        v.index.record_bytes != 0
+            ? record_digest(reinterpret_cast<const std::uint8_t*>(v.record(i)), v.record_bytes)
+            : 0u;
+    fold_point(v, v.point(i), i, digest, i < v.batch_points ? 0 : old_grids);
+  }
+}
+
+/// Random with channels: copies the record of each listed entry's winner (a point of this
+/// pass: a listed entry won in this pass) into its voxel.
+__global__ void winner_records_kernel(BatchView v) {
+  const IndexView& x = v.index;
+  const std::uint32_t n = x.counts[1];
+  const std::uint32_t words = x.record_bytes / 4;
+  for (std::uint64_t k = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
+       k < std::uint64_t{n} * words; k += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint32_t e = x.list[k / words];
+    const auto point = static_cast<std::uint32_t>(x.acc[std::uint64_t{e} * x.words + 1]);
+    const auto* from = reinterpret_cast<const std::uint32_t*>(v.record(point));
+    auto* to = reinterpret_cast<std::uint32_t*>(v.sample_record(x.samples[e]));
+    to[k % words] = from[k % words];
   }
 }
 
@@ -63,7 +87,14 @@ __global__ void colour_kernel(IndexView x) {
 
 VoxelIndexStore::VoxelIndexStore(const OctreeConfig& config) {
   view_.seed = config.sampling_seed;
-  if (config.sampling == Sampling::Random) view_.words = 1;
+  if (config.sampling == Sampling::Random) {
+    view_.random = 1;
+    view_.words = 1;
+    if (config.channels != 0) {
+      view_.words = kWinnerWords;
+      view_.record_bytes = channel_layout(config.channels).record_bytes;
+    }
+  }
   if (config.sampling == Sampling::Average) view_.words = kAverageWords;
 }
 
@@ -118,6 +149,10 @@ void launch_fold(const BatchView& v, std::uint32_t old_grids, cudaStream_t strea
   if (v.index.words == 0 || v.index.capacity == 0) return;  // no index, or no voxel yet
   fold_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v, old_grids);
   SIMLOD_CUDA_CHECK_LAUNCH("fold_kernel");
+  if (v.index.record_bytes != 0) {
+    winner_records_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
+    SIMLOD_CUDA_CHECK_LAUNCH("winner_records_kernel");
+  }
   launch_write_colours(v.index, v.points(), stream);
 }
 

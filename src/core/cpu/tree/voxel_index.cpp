@@ -6,13 +6,17 @@
 #include <bit>
 #include <cstring>
 
+#include "simlod/detail/channels.hpp"
+
 namespace simlod::detail::cpu {
 namespace {
 
 constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
-// Words of an entry: key, sample, accumulator, dirty flag; a power of two, so that an entry
-// never straddles a line.
-constexpr std::uint32_t kRandomStride = 4, kAverageStride = 8;
+constexpr std::uint32_t kWinnerWords = 3;   // Random with channels: key, digest, lock
+constexpr std::uint32_t kRecordWord = 6;    // Random with channels: the voxel's record
+// Words of an entry: key, sample, accumulator, dirty flag (and record); a power of two, so
+// that an entry never straddles a line.
+constexpr std::uint32_t kRandomStride = 4, kWideStride = 8;
 constexpr std::uint64_t kLine = 64;
 
 std::uint64_t key_of(std::uint32_t node, std::uint32_t cell) {
@@ -37,12 +41,18 @@ std::uint64_t* aligned(std::vector<std::uint64_t>& words) {
 
 VoxelIndex::VoxelIndex(const OctreeConfig& config) : seed_(config.sampling_seed) {
   if (config.sampling == Sampling::Random) {
+    random_ = true;
     words_ = 1;
     stride_ = kRandomStride;
+    if (config.channels != 0) {
+      words_ = kWinnerWords;
+      stride_ = kWideStride;
+      record_bytes_ = channel_layout(config.channels).record_bytes;
+    }
   }
   if (config.sampling == Sampling::Average) {
     words_ = kAverageWords;
-    stride_ = kAverageStride;
+    stride_ = kWideStride;
   }
 }
 
@@ -88,13 +98,15 @@ void VoxelIndex::link(std::uint32_t entry) noexcept {
   }
 }
 
-void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample) noexcept {
+void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample,
+                     std::byte* record) noexcept {
   const auto e = static_cast<std::uint32_t>(
       std::atomic_ref<std::uint64_t>(size_).fetch_add(1, std::memory_order_relaxed));
   std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
   std::fill_n(entry, stride_, 0);
   entry[0] = key_of(node, cell);
   entry[1] = reinterpret_cast<std::uintptr_t>(sample);
+  if (record_bytes_ != 0) entry[kRecordWord] = reinterpret_cast<std::uintptr_t>(record);
   link(e);
 }
 
@@ -111,7 +123,7 @@ void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t bes
   const std::uint32_t e = find(key_of(node, cell));
   std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
   std::uint64_t* acc = entry + 2;
-  if (words_ == 1) {
+  if (random_) {
     std::atomic_ref<std::uint64_t> now(acc[0]);
     std::uint64_t seen = now.load(std::memory_order_relaxed);
     if (best <= seen) return;  // the colour stays: nothing to write
@@ -123,7 +135,35 @@ void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t bes
       std::atomic_ref<std::uint64_t>(acc[w]).fetch_add(add[w], std::memory_order_relaxed);
     }
   }
-  std::atomic_ref<std::uint64_t> dirty(entry[2 + words_]);
+  mark_dirty(e);
+}
+
+void VoxelIndex::merge_winner(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
+                              std::uint64_t digest, const std::byte* record) noexcept {
+  const std::uint32_t e = find(key_of(node, cell));
+  std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
+  std::uint64_t* acc = entry + 2;
+  std::atomic_ref<std::uint64_t> now(acc[0]);
+  if (best < now.load(std::memory_order_relaxed)) return;  // it cannot win (keys only grow)
+  std::atomic_ref<std::uint64_t> lock(acc[2]);
+  while (lock.exchange(1, std::memory_order_acquire) != 0) {
+    while (lock.load(std::memory_order_relaxed) != 0) {
+    }
+  }
+  const std::uint64_t held = now.load(std::memory_order_relaxed);
+  const bool wins = best > held || (best == held && digest > acc[1]);
+  if (wins) {
+    now.store(best, std::memory_order_relaxed);
+    acc[1] = digest;
+    std::memcpy(reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(entry[kRecordWord])),
+                record, record_bytes_);
+  }
+  lock.store(0, std::memory_order_release);
+  if (wins) mark_dirty(e);
+}
+
+void VoxelIndex::mark_dirty(std::uint32_t e) noexcept {
+  std::atomic_ref<std::uint64_t> dirty(base_[std::uint64_t{e} * stride_ + 2 + words_]);
   if (dirty.load(std::memory_order_relaxed) == 0 &&
       dirty.exchange(1, std::memory_order_relaxed) == 0) {
     list_[std::atomic_ref<std::uint64_t>(dirty_count_).fetch_add(1, std::memory_order_relaxed)] = e;

@@ -171,7 +171,7 @@ void Updater::insert_samples(Batch& b) noexcept {
         const VoxelRecord& v = b.voxels[part - point_parts][i];
         *dst = voxel(v);
         if (record_bytes != 0) std::memcpy(record, b.record(v.source), record_bytes);
-        if (index) store_.index.add(v.node, v.cell, dst);
+        if (index) store_.index.add(v.node, v.cell, dst, record);
       });
     }
   });

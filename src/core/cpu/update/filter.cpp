@@ -31,11 +31,16 @@ class Folder {
   Folder& operator=(const Folder&) = delete;
   ~Folder() { flush(); }
 
-  /// Folds the point (q, rgba) into its cell of every inner node on its path from the root for
-  /// which take(node) holds.
+  /// Folds the point (q, rgba) with channel record `record` (keeps_records(); else nullptr)
+  /// into its cell of every inner node on its path from the root for which take(node) holds.
   template <class Take>
-  void point(const QuantPoint& q, std::uint32_t rgba, Take&& take) {
+  void point(const QuantPoint& q, std::uint32_t rgba, const std::byte* record,
+             std::uint32_t record_bytes, Take&& take) {
     const std::uint64_t key = index_.random() ? random_key(q, rgba, index_.seed()) : 0;
+    const std::uint64_t digest =
+        record != nullptr
+            ? record_digest(reinterpret_cast<const std::uint8_t*>(record), record_bytes)
+            : 0;
     std::uint32_t node = 0;
     while (!nodes_[node].leaf()) {
       const CpuNode& n = nodes_[node];
@@ -43,10 +48,16 @@ class Folder {
         Run& run = runs_[n.level];
         const std::uint32_t cell = cell_index(q, n.level, g_);
         if (run.node != node || run.cell != cell) {
-          if (run.node != kNone) index_.merge(run.node, run.cell, run.best, run.sum);
-          run = Run{node, cell, 0, ColourSum{}};
+          merge(run);
+          run = Run{};
+          run.node = node;
+          run.cell = cell;
         }
-        run.best = std::max(run.best, key);
+        if (key > run.best || (key == run.best && digest > run.digest)) {
+          run.best = key;
+          run.digest = digest;
+          run.record = record;
+        }
         run.sum.add(rgba);
       }
       node = n.first_child + child_octant(q, n.level);
@@ -55,7 +66,7 @@ class Folder {
 
   void flush() noexcept {
     for (Run& run : runs_) {
-      if (run.node != kNone) index_.merge(run.node, run.cell, run.best, run.sum);
+      merge(run);
       run = Run{};
     }
   }
@@ -63,9 +74,20 @@ class Folder {
  private:
   struct Run {
     std::uint32_t node = kNone, cell = 0;
-    std::uint64_t best = 0;  // Random
-    ColourSum sum;           // Average
+    std::uint64_t best = 0;             // Random: the largest key,
+    std::uint64_t digest = 0;           // with channels its record's digest
+    const std::byte* record = nullptr;  // and its record
+    ColourSum sum;                      // Average
   };
+
+  void merge(const Run& run) noexcept {
+    if (run.node == kNone) return;
+    if (index_.keeps_records()) {
+      index_.merge_winner(run.node, run.cell, run.best, run.digest, run.record);
+    } else {
+      index_.merge(run.node, run.cell, run.best, run.sum);
+    }
+  }
 
   VoxelIndex& index_;
   const std::vector<CpuNode>& nodes_;
@@ -79,11 +101,13 @@ void Updater::fold_batch(Batch& b) noexcept {
   VoxelIndex& index = store_.index;
   const std::uint32_t g = geometry_.grid_bits;
   const std::size_t own = b.input.size();
+  const auto bytes = static_cast<std::uint32_t>(b.record_bytes);
+  const bool records = index.keeps_records();
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
     Folder folder(index, nodes_, g);
     for (std::size_t i = lo; i < hi; ++i) {
       const bool stored = i >= own;
-      folder.point(b.q[i], b.point(i).rgba,
+      folder.point(b.q[i], b.point(i).rgba, records ? b.record(i) : nullptr, bytes,
                    [&](std::uint32_t node) { return !stored || nodes_[node].grid >= b.old_grids; });
     }
   });
@@ -111,6 +135,8 @@ void index_tree(TreeStore& store, PoolView& pool) {
   }
   const std::vector<CpuNode>& nodes = store.nodes;
   const std::uint32_t cap = store.chunks.capacity();
+  const std::uint32_t bytes = store.chunks.record_bytes();
+  const bool records = index.keeps_records();
   // The bulk builder writes a node's voxels in cell order: its k-th set grid bit is its k-th
   // voxel.
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
@@ -124,7 +150,8 @@ void index_tree(TreeStore& store, PoolView& pool) {
         for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1, ++k) {
           if (k > 0 && k % cap == 0) chunk = store.chunks.next(chunk);
           const auto cell = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
-          index.add(static_cast<std::uint32_t>(id), cell, store.chunks.data(chunk) + k % cap);
+          index.add(static_cast<std::uint32_t>(id), cell, store.chunks.data(chunk) + k % cap,
+                    records ? store.chunks.records(chunk) + k % cap * bytes : nullptr);
         }
       }
     }
@@ -137,9 +164,10 @@ void index_tree(TreeStore& store, PoolView& pool) {
     Folder folder(index, nodes, g);
     for (std::size_t id = lo; id < hi; ++id) {
       if (!nodes[id].leaf()) continue;
-      view.for_each_span(id, [&](const Point* p, std::size_t count) {
+      view.for_each_run(id, [&](const Point* p, const std::byte* r, std::size_t count) {
         for (std::size_t j = 0; j < count; ++j) {
-          folder.point(quantize(p[j], scale), p[j].rgba, [](std::uint32_t) { return true; });
+          folder.point(quantize(p[j], scale), p[j].rgba, records ? r + j * bytes : nullptr, bytes,
+                       [](std::uint32_t) { return true; });
         }
       });
     }
