@@ -9,7 +9,9 @@
 //   SIMLOD_BENCH_CPU_POINTS       points of the CPU runs (default 10,000,000)
 //
 // Runs named *_random_colour / *_average_colour / *_weighted_colour build with
-// Sampling::Random / Average / Weighted.
+// Sampling::Random / Average / Weighted; *_channels_ic keep intensity and classification
+// (made up per point) through Octree::build(points, attributes, ...), the CPU bulk builder.
+// B_per_pt_channels: the channels' memory per input point.
 //
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
 // whole build() call), memory per input point of the finished tree (B_per_pt_tree), of the
@@ -23,6 +25,7 @@
 
 #include "bench_env.hpp"
 #include "bench_scene.hpp"
+#include "simlod/attributes.hpp"
 #include "simlod/backend.hpp"
 #include "simlod/device_batch.hpp"
 #include "simlod/octree.hpp"
@@ -52,6 +55,9 @@ void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n
       per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
   state.counters["B_per_pt_scratch"] = per_point(b.scratch_bytes);
   state.counters["B_per_pt_filter"] = per_point(b.filter_bytes);
+  std::uint64_t channels = 0;
+  for (const std::uint64_t bytes : s.bytes_channels) channels += bytes;
+  state.counters["B_per_pt_channels"] = per_point(channels);
   state.counters["points"] = static_cast<double>(n);
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;
@@ -88,15 +94,30 @@ void cuda_build(benchmark::State& state, Order order, bool large,
   }
 }
 
+constexpr simlod::AttributeMask kIc = simlod::attribute_bit(simlod::Attribute::Intensity) |
+                                      simlod::attribute_bit(simlod::Attribute::Classification);
+
 void cpu_build(benchmark::State& state, Order order,
-               simlod::Sampling sampling = simlod::Sampling::FirstCome) {
+               simlod::Sampling sampling = simlod::Sampling::FirstCome,
+               simlod::AttributeMask channels = 0) {
   const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
   const auto& s = scene(n, order);
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cpu;
   config.sampling = sampling;
+  config.channels = channels;
+  simlod::PointAttributes attributes;
+  if (channels != 0) {
+    attributes.resize(channels, n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      attributes.intensity[i] = static_cast<std::uint16_t>(i * 2654435761u >> 16);
+      attributes.classification[i] = static_cast<std::uint8_t>(1 + i / 4096 % 18);
+    }
+  }
   for (auto _ : state) {
-    const simlod::Octree tree = simlod::Octree::build(s.points, s.bounds, config);
+    const simlod::Octree tree = channels != 0
+                                    ? simlod::Octree::build(s.points, attributes, s.bounds, config)
+                                    : simlod::Octree::build(s.points, s.bounds, config);
     report(state, tree, n);
   }
 }
@@ -128,6 +149,8 @@ SIMLOD_BUILD_BENCH(cpu_build, random, Order::Random);
 SIMLOD_BUILD_BENCH(cpu_build, scan_random_colour, Order::Scan, simlod::Sampling::Random);
 SIMLOD_BUILD_BENCH(cpu_build, scan_average_colour, Order::Scan, simlod::Sampling::Average);
 SIMLOD_BUILD_BENCH(cpu_build, scan_weighted_colour, Order::Scan, simlod::Sampling::Weighted);
+SIMLOD_BUILD_BENCH(cpu_build, scan_channels_ic, Order::Scan, simlod::Sampling::FirstCome, kIc);
+SIMLOD_BUILD_BENCH(cpu_build, scan_random_channels_ic, Order::Scan, simlod::Sampling::Random, kIc);
 
 }  // namespace
 

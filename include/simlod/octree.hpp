@@ -80,8 +80,8 @@ struct OctreeConfig {
   /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels
   /// with Sampling::FirstCome and Random (the voxel takes the record of the point whose colour
   /// it took; detail/sampling.hpp breaks ties) and the incremental builder (insert,
-  /// insert_now, update) on both backends; Average, Weighted and build() refuse them with
-  /// InvalidInput.
+  /// insert_now, update) and build(points, attributes, ...) on both backends; Average and
+  /// Weighted refuse them with InvalidInput.
   AttributeMask channels = 0;
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the
@@ -232,6 +232,16 @@ class Octree {
   /// input was uploaded) or host memory; nothing is left allocated then.
   static Octree build(std::span<const Point> points, const Bounds& cube,
                       const OctreeConfig& config = {});
+  /// The same for an octree with attribute channels (config.channels; the call without
+  /// attributes refuses them): `attributes` holds every attribute of config.channels for each
+  /// point, and the tree is the one insert(points, attributes) gives: leaves keep their
+  /// points' attributes, voxels those of the point whose colour they took (FirstCome: the
+  /// first sample's; Random: the winner's, equal to the incremental builder's). The CPU backend
+  /// runs the bulk builder; on CUDA this version inserts the points with the incremental
+  /// builder (the same tree, at the incremental rate; stats().build holds total_ms only).
+  /// Throws InvalidInput as build() does, and for a missing or short attribute array.
+  static Octree build(std::span<const Point> points, const PointAttributes& attributes,
+                      const Bounds& cube, const OctreeConfig& config = {});
   /// The same for points already on the octree's device (config.device), without an upload:
   /// `points` must be a DeviceBatch of that device. The batch is left as it was.
   static Octree build(DeviceBatch& points, const Bounds& cube, const OctreeConfig& config = {});

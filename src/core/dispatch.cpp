@@ -110,7 +110,7 @@ void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
     return cuda::build_bulk(*s.cuda, points.host, points.device, points.device_points, stats);
 #endif
   if (points.device) throw InvalidInput("a DeviceBatch builds only a CUDA octree");
-  cpu::build_bulk(*s.cpu, s.cpu_update->pool, points.host, stats);
+  cpu::build_bulk(*s.cpu, s.cpu_update->pool, points.host, points.records, stats);
 }
 
 void prefetch([[maybe_unused]] TreeStores& s, [[maybe_unused]] std::span<const Point> batch) {

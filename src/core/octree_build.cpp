@@ -2,9 +2,13 @@
 // in core/cpu/bulk/ and kernels/bulk/.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <new>
+#include <vector>
 
+#include "core/channels.hpp"
 #include "core/octree_impl.hpp"
 #include "simlod/device_batch.hpp"
 #include "simlod/error.hpp"
@@ -15,19 +19,37 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConfig& config) {
+/// `with_attributes`: whether the call takes the points' attributes (which an octree with
+/// channels needs).
+std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConfig& config,
+                                            bool with_attributes) {
   detail::validate_config(config);
-  if (config.channels != 0) {
+  if (config.channels != 0 && !with_attributes) {
     throw InvalidInput(fmt::format(
-        "Octree::build: attribute channels ({}) are filled by the incremental builder only in "
-        "this version; create() the octree and insert(points, attributes)",
+        "Octree::build: an octree with attribute channels ({}) is built from points with their "
+        "attributes: build(points, attributes, cube, config); a DeviceBatch carries points "
+        "only",
         attribute_names(config.channels)));
   }
   auto impl = std::make_unique<detail::OctreeImpl>();
   impl->config = config;
   impl->geometry = detail::make_geometry(cube, config);
   impl->config.backend = resolve_backend(config.backend);
+  impl->channels = detail::channel_layout(config.channels);
   return impl;
+}
+
+/// CUDA with channels: this version has no bulk kernels for records, so the incremental
+/// builder inserts the points (batches of max_batch_points, each whole or in pieces), which
+/// gives the same tree; only total_ms is measured.
+void insert_into(detail::OctreeImpl& s, const detail::BatchSource& points) {
+  UpdateStats stats;
+  const auto start = Clock::now();
+  const std::size_t limit = s.config.max_batch_points;
+  for (std::size_t begin = 0; begin < points.size(); begin += limit) {
+    detail::insert_in_pieces(s, points, begin, std::min(points.size(), begin + limit), stats);
+  }
+  detail::finish_update(s, stats, start);
 }
 
 void build_into(detail::OctreeImpl& s, const detail::BatchSource& points, Clock::time_point start) {
@@ -38,7 +60,11 @@ void build_into(detail::OctreeImpl& s, const detail::BatchSource& points, Clock:
   }
   BuildStats stats;
   stats.points = points.size();
-  detail::build_bulk(s.store, points, stats);
+  if (s.channels.record_bytes != 0 && s.config.backend == Backend::Cuda) {
+    insert_into(s, points);
+  } else {
+    detail::build_bulk(s.store, points, stats);
+  }
   stats.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   s.build = stats;
 }
@@ -54,16 +80,38 @@ void build_into(detail::OctreeImpl& s, const detail::BatchSource& points, Clock:
 Octree Octree::build(std::span<const Point> points, const Bounds& cube,
                      const OctreeConfig& config) {
   const auto start = Clock::now();
-  auto impl = prepare(cube, config);
+  auto impl = prepare(cube, config, false);
   if (points.empty()) no_points();
   detail::validate_batch(points, impl->geometry, "built");
   build_into(*impl, detail::BatchSource::of(points), start);
   return Octree(std::move(impl));
 }
 
+Octree Octree::build(std::span<const Point> points, const PointAttributes& attributes,
+                     const Bounds& cube, const OctreeConfig& config) {
+  const auto start = Clock::now();
+  auto impl = prepare(cube, config, true);
+  if (points.empty()) no_points();
+  detail::check_channel_attributes(&attributes, config.channels, points.size(), "build");
+  detail::validate_batch(points, impl->geometry, "built");
+  std::vector<std::byte> records;
+  try {
+    records.resize(points.size() * impl->channels.record_bytes);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError(fmt::format(
+        "not enough host memory for the attribute records of {} points; nothing was built",
+        points.size()));
+  }
+  if (!records.empty()) {
+    detail::pack_records(attributes, impl->channels, 0, points.size(), records.data());
+  }
+  build_into(*impl, detail::BatchSource::of(points, records), start);
+  return Octree(std::move(impl));
+}
+
 Octree Octree::build(DeviceBatch& points, const Bounds& cube, const OctreeConfig& config) {
   const auto start = Clock::now();
-  auto impl = prepare(cube, config);
+  auto impl = prepare(cube, config, false);
   if (impl->config.backend != Backend::Cuda || points.device() != impl->config.device) {
     throw InvalidInput(fmt::format(
         "Octree::build: a DeviceBatch (device {}) builds only a CUDA octree on its device",

@@ -251,7 +251,12 @@ TEST(OctreeChannels, BadRequestsAreRefused) {
   c.channels = 1u << 20;
   expect_refused([&] { (void)Octree::create(scene.bounds, c); }, "no attribute");
   expect_refused([&] { (void)Octree::build(scene.points, scene.bounds, config()); },
-                 "incremental builder");
+                 "build(points, attributes, cube, config)");
+  a.classification.assign(scene.points.size() - 1, 2);
+  expect_refused([&] { (void)Octree::build(scene.points, a, scene.bounds, config()); },
+                 "1999 values");
+  a.classification.assign(scene.points.size(), 2);
+  expect_refused([&] { (void)Octree::build(bad, a, scene.bounds, config()); }, "point 7");
 
   // Colour modes need their channels.
   Framebuffer fb(16, 16, Backend::Cpu);

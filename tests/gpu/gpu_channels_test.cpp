@@ -104,6 +104,27 @@ TEST(GpuChannels, RandomTiesGoToTheLargestRecordDigestAsOnTheCpu) {
   EXPECT_GT(expect_ties_go_to_largest_digest(snap, s.attributes, mask, 4), 10'000u);
 }
 
+TEST(GpuChannels, BuildWithChannelsGivesTheCpuBuildsTree) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(600'000);
+  const AttributeMask mask = attribute_bit(Attribute::Intensity) |
+                             attribute_bit(Attribute::Classification) |
+                             attribute_bit(Attribute::GpsTime);
+  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  for (const Sampling sampling : {Sampling::FirstCome, Sampling::Random}) {
+    OctreeConfig c{
+        .max_points_per_leaf = 5000, .chunk_capacity = 500, .sampling = sampling, .channels = mask};
+    c.backend = Backend::Cuda;
+    const Octree gpu = Octree::build(s.points, part, s.bounds, c);
+    c.backend = Backend::Cpu;
+    const Octree cpu = Octree::build(s.points, part, s.bounds, c);
+    const NodeSnapshot snap = gpu.snapshot();
+    expect_same_tree(cpu.snapshot(), snap, /*colours=*/sampling == Sampling::Random);
+    EXPECT_EQ(expect_channels_follow_colours(snap, s.attributes, mask), s.points.size());
+    EXPECT_GT(gpu.stats().build.total_ms, 0.0);
+  }
+}
+
 TEST(GpuChannels, NodeReaderGivesTheChannels) {
   SIMLOD_REQUIRE_GPU();
   const ChannelScene s = channel_scene(200'000);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <new>
 
 #include "core/cpu/bulk/bulk.hpp"
@@ -51,7 +52,7 @@ std::uint32_t give_chunks(TreeStore& store, std::uint32_t id, std::uint64_t samp
 }
 
 void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
-           const bulk::SortedPoints& sorted,
+           std::span<const std::byte> records, const bulk::SortedPoints& sorted,
            const std::vector<std::vector<bulk::CellSample>>& voxels) {
   std::vector<CpuNode>& nodes = store.nodes;
   std::vector<std::uint32_t> first_chunk(nodes.size(), kNone);
@@ -64,8 +65,14 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
     (nodes[id].leaf() ? store.points : store.voxels) += samples;
   }
   const std::uint32_t cap = store.config.chunk_capacity;
+  const std::uint64_t bytes = store.chunks.record_bytes();
   // A node's chunks are consecutive ids (fresh chunks of an empty store), so sample j lies in
-  // chunk first + j / cap.
+  // chunk first + j / cap; with channels its record beside it takes that of input point i.
+  auto copy_record = [&](std::uint32_t id, std::uint64_t j, std::uint64_t i) {
+    std::memcpy(store.chunks.records(first_chunk[id] + static_cast<std::uint32_t>(j / cap)) +
+                    j % cap * bytes,
+                records.data() + i * bytes, bytes);
+  };
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t id = lo; id < hi; ++id) {
       if (first_chunk[id] == kNone) continue;
@@ -76,12 +83,14 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
       if (n.leaf()) {
         for (std::uint64_t j = 0, i = sorted.begin[id]; i < sorted.end[id]; ++i, ++j) {
           *slot(j) = points[sorted.order[i]];
+          if (bytes != 0) copy_record(static_cast<std::uint32_t>(id), j, sorted.order[i]);
         }
         continue;
       }
       for (std::uint64_t j = 0; j < voxels[id].size(); ++j) {
         const bulk::CellSample v = voxels[id][j];
         *slot(j) = voxel_sample(store.geometry, n, v.cell, v.rgba);
+        if (bytes != 0) copy_record(static_cast<std::uint32_t>(id), j, v.source);
       }
     }
   });
@@ -91,7 +100,7 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
 }  // namespace
 
 void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
-                BuildStats& stats) {
+                std::span<const std::byte> records, BuildStats& stats) {
   try {
     const auto split_start = Clock::now();
     const bulk::SortedPoints sorted = bulk::split(store, pool, points);
@@ -106,7 +115,7 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     const auto voxel_start = Clock::now();
     store.grids.reserve((store.nodes.size() - 1) / 8);
     std::uint64_t filter_bytes = 0;
-    const auto voxels = bulk::voxelize(store, pool, points, sorted, filter_bytes);
+    const auto voxels = bulk::voxelize(store, pool, points, records, sorted, filter_bytes);
     std::uint64_t voxel_chunks = 0, voxel_count = 0;
     for (const auto& v : voxels) {
       voxel_chunks += store.chunks_for(v.size());
@@ -117,7 +126,7 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
 
     const auto write_start = Clock::now();
     store.chunks.prepare(point_chunks + voxel_chunks, 0);
-    write(store, pool, points, sorted, voxels);
+    write(store, pool, points, records, sorted, voxels);
     // Writing points belongs to the split, voxels to voxelizing: share by sample count.
     const double write_ms = ms_since(write_start);
     const double share =
@@ -130,10 +139,13 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     stats.filter_bytes = filter_bytes;
     // The incremental builder's voxel index is made when a batch first needs it.
     store.index.set_ready(false);
+    // With channels, the packed records of the input on top.
     stats.scratch_bytes = std::max<std::uint64_t>(
-        points.size() * 32, points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
-                                voxel_count * sizeof(bulk::CellSample) +
-                                sorted.begin.size() * 2 * sizeof(std::uint64_t) + filter_bytes);
+                              points.size() * 32,
+                              points.size() * (sizeof(std::uint32_t) + sizeof(QuantPoint)) +
+                                  voxel_count * sizeof(bulk::CellSample) +
+                                  sorted.begin.size() * 2 * sizeof(std::uint64_t) + filter_bytes) +
+                          records.size();
   } catch (const std::bad_alloc&) {
     throw CapacityError(
         fmt::format("host memory ran out while building the octree of {} points; nothing was built",

@@ -28,8 +28,12 @@
 namespace simlod::detail::cpu {
 
 /// Builds the tree of validated, non-empty `points` into `store`, which must be empty (just
-/// created). Throws CapacityError (memory reserve or host memory) before the store holds any
-/// sample; the store must then be discarded. Fills stats.split_ms, voxelize_ms, scratch_bytes.
-void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points, BuildStats& stats);
+/// created); with attribute channels `records` holds the points' channel records
+/// (store.chunks.record_bytes() each): leaves keep their points', voxels those of the point
+/// whose colour they took. Throws CapacityError (memory reserve or host memory) before the
+/// store holds any sample; the store must then be discarded. Fills stats.split_ms,
+/// voxelize_ms, scratch_bytes.
+void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
+                std::span<const std::byte> records, BuildStats& stats);
 
 }  // namespace simlod::detail::cpu

@@ -14,10 +14,12 @@
 
 namespace simlod::detail::cpu::bulk {
 
-/// A voxel while the tree is voxelized: its cell in its node's grid and its colour.
+/// A voxel while the tree is voxelized: its cell in its node's grid, its colour and, with
+/// attribute channels, the input point whose colour (and record) it took.
 struct CellSample {
   std::uint32_t cell;
   std::uint32_t rgba;
+  std::uint32_t source = 0;
 };
 
 /// An allocator that default-initialises: resize() leaves trivial elements unwritten, so that
@@ -62,9 +64,12 @@ SortedPoints split(TreeStore& store, PoolView& pool, std::span<const Point> poin
 
 /// The voxels of every inner node in cell order (empty lists for leaves), coloured by
 /// store.config.sampling; sets the bits of store.grids (one grid per inner node, acquired in id
-/// order); `peak_bytes` = the most bytes its accumulators held at once. Throws std::bad_alloc.
+/// order); `peak_bytes` = the most bytes its accumulators held at once. With attribute channels
+/// (`records`: the input points' records, store.chunks.record_bytes() each) every voxel names
+/// its source point (FirstCome, Random). Throws std::bad_alloc.
 std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
                                               std::span<const Point> points,
+                                              std::span<const std::byte> records,
                                               const SortedPoints& sorted,
                                               std::uint64_t& peak_bytes);
 

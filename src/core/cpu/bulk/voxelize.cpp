@@ -37,8 +37,17 @@ std::vector<std::vector<CellSample>> run(const Filter& f, TreeStore& store, Pool
 
 std::vector<std::vector<CellSample>> voxelize(TreeStore& store, PoolView& pool,
                                               std::span<const Point> points,
+                                              std::span<const std::byte> records,
                                               const SortedPoints& sorted,
                                               std::uint64_t& peak_bytes) {
+  if (const std::uint32_t bytes = store.chunks.record_bytes(); bytes != 0) {
+    if (store.config.sampling == Sampling::Random) {
+      const Sourced<Random> f{Random{store.config.sampling_seed}, records.data(), bytes};
+      return run(f, store, pool, points, sorted, peak_bytes);
+    }
+    const Sourced<FirstCome> f{FirstCome{}, records.data(), bytes};  // the config allows these two
+    return run(f, store, pool, points, sorted, peak_bytes);
+  }
   switch (store.config.sampling) {
     case Sampling::Random:
       return run(Random{store.config.sampling_seed}, store, pool, points, sorted, peak_bytes);

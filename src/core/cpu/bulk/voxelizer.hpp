@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "core/cpu/bulk/bulk_tree.hpp"
@@ -21,11 +22,12 @@
 
 namespace simlod::detail::cpu::bulk {
 
-/// The filters: an accumulator per voxel, made from a point (of), merged with the accumulator
-/// of another sample of the cell (merge, in sample order), and read as a colour (colour).
+/// The filters: an accumulator per voxel, made from a point (of: its quantised position,
+/// colour and input index), merged with the accumulator of another sample of the cell (merge,
+/// in sample order), and read as a colour (colour).
 struct FirstCome {
   using Acc = std::uint32_t;
-  [[nodiscard]] Acc of(const QuantPoint&, std::uint32_t rgba) const { return rgba; }
+  [[nodiscard]] Acc of(const QuantPoint&, std::uint32_t rgba, std::uint32_t) const { return rgba; }
   static void merge(Acc&, const Acc&) {}  // the first sample stays
   [[nodiscard]] static std::uint32_t colour(const Acc& a) { return a; }
 };
@@ -33,7 +35,7 @@ struct FirstCome {
 struct Random {
   using Acc = std::uint64_t;
   std::uint32_t seed;
-  [[nodiscard]] Acc of(const QuantPoint& q, std::uint32_t rgba) const {
+  [[nodiscard]] Acc of(const QuantPoint& q, std::uint32_t rgba, std::uint32_t) const {
     return random_key(q, rgba, seed);
   }
   static void merge(Acc& into, const Acc& a) { into = std::max(into, a); }
@@ -42,7 +44,7 @@ struct Random {
 
 struct Average {
   using Acc = ColourSum;
-  [[nodiscard]] Acc of(const QuantPoint&, std::uint32_t rgba) const {
+  [[nodiscard]] Acc of(const QuantPoint&, std::uint32_t rgba, std::uint32_t) const {
     ColourSum s;
     s.add(rgba);
     return s;
@@ -60,9 +62,43 @@ struct Weighted {
   [[nodiscard]] static std::uint32_t colour(const Acc& a) { return a.rgba(); }
 };
 
+/// Attribute channels: FirstCome or Random that also keep the input point whose colour the
+/// voxel took, so that the voxel gets its record: the first sample's, or the largest key's
+/// with ties broken by the larger record digest (detail/sampling.hpp), as the incremental
+/// builder keeps them.
+template <class Base>
+struct Sourced {
+  struct Acc {
+    typename Base::Acc colour;
+    std::uint32_t digest;
+    std::uint32_t source;
+  };
+  Base base;
+  const std::byte* records;
+  std::uint32_t record_bytes;
+
+  [[nodiscard]] Acc of(const QuantPoint& q, std::uint32_t rgba, std::uint32_t source) const {
+    const auto* record =
+        reinterpret_cast<const std::uint8_t*>(records) + std::uint64_t{source} * record_bytes;
+    return {base.of(q, rgba, source), record_digest(record, record_bytes), source};
+  }
+  static void merge(Acc& into, const Acc& a) {
+    if constexpr (!std::is_same_v<Base, FirstCome>) {  // Random; FirstCome keeps the first
+      if (a.colour > into.colour || (a.colour == into.colour && a.digest > into.digest)) into = a;
+    }
+  }
+  [[nodiscard]] static std::uint32_t colour(const Acc& a) { return Base::colour(a.colour); }
+  [[nodiscard]] static std::uint32_t source(const Acc& a) { return a.source; }
+};
+
 template <class Filter>
 concept Spreads = requires {
   Filter::kSpreads;
+};
+
+template <class Filter>
+concept KeepsSource = requires(const typename Filter::Acc& a) {
+  Filter::source(a);
 };
 
 /// The voxels of one node while the tree is voxelized: cells ascending, accumulators beside.
@@ -76,23 +112,23 @@ struct NodeVoxels {
 struct SortedLeaves {
   std::span<const Point> points;
   const SortedPoints& sorted;
-  /// Calls fn(quantised point, colour) for every point of leaf `id`.
+  /// Calls fn(quantised point, colour, input index) for every point of leaf `id`.
   template <class Fn>
   void each(std::uint32_t id, Fn&& fn) const {
     for (std::uint64_t i = sorted.begin[id]; i < sorted.end[id]; ++i) {
-      fn(sorted.q[i], points[sorted.order[i]].rgba);
+      fn(sorted.q[i], points[sorted.order[i]].rgba, sorted.order[i]);
     }
   }
 };
 
-/// Leaf points of a store: its chunk lists, quantised again.
+/// Leaf points of a store: its chunk lists, quantised again (no input index: 0).
 struct StoredLeaves {
   const TreeStore& store;
   template <class Fn>
   void each(std::uint32_t id, Fn&& fn) const {
     const float scale = store.geometry.quant_scale;
     store.read().for_each_span(id, [&](const Point* p, std::size_t count) {
-      for (std::size_t j = 0; j < count; ++j) fn(quantize(p[j], scale), p[j].rgba);
+      for (std::size_t j = 0; j < count; ++j) fn(quantize(p[j], scale), p[j].rgba, 0u);
     });
   }
 };
@@ -168,7 +204,10 @@ class Voxelizer {
   std::vector<CellSample> colours(std::size_t id) {
     NodeVoxels<Acc>& v = voxels_[id];
     std::vector<CellSample> out(v.cells.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = {v.cells[i], Filter::colour(v.acc[i])};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = {v.cells[i], Filter::colour(v.acc[i]), 0};
+      if constexpr (KeepsSource<Filter>) out[i].source = Filter::source(v.acc[i]);
+    }
     v = NodeVoxels<Acc>{};
     return out;
   }
@@ -182,7 +221,7 @@ class Voxelizer {
     for (std::uint32_t k = 0; k < 8; ++k) {
       const std::uint32_t child = n.first_child + k;
       if (store_.nodes[child].leaf()) {
-        leaves_.each(child, [&](const QuantPoint& q, std::uint32_t rgba) {
+        leaves_.each(child, [&](const QuantPoint& q, std::uint32_t rgba, std::uint32_t) {
           const std::uint32_t p[3] = {grid_position(q.x, n.level, g_),
                                       grid_position(q.y, n.level, g_),
                                       grid_position(q.z, n.level, g_)};
@@ -208,12 +247,12 @@ class Voxelizer {
     for (std::uint32_t k = 0; k < 8; ++k) {
       const std::uint32_t child = n.first_child + k;
       if (store_.nodes[child].leaf()) {
-        leaves_.each(child, [&](const QuantPoint& q, std::uint32_t rgba) {
+        leaves_.each(child, [&](const QuantPoint& q, std::uint32_t rgba, std::uint32_t source) {
           fn(cell_index(q, n.level, g_), [&] {
             if constexpr (Spreads<Filter>) {
               return Acc{};  // the mark needs the cell only; spread_samples folds them in
             } else {
-              return f_.of(q, rgba);
+              return f_.of(q, rgba, source);
             }
           });
         });
