@@ -194,6 +194,25 @@ void fail(OctreeImpl& s, std::string_view what) {
   if (s.failure.empty()) s.failure = what;
 }
 
+void insert_all(OctreeImpl& s, const BatchSource& batch, UpdateStats& stats) {
+  const std::size_t limit = s.config.max_batch_points;
+  for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
+    insert_in_pieces(s, batch, begin, std::min(batch.size(), begin + limit), stats);
+  }
+}
+
+void pack_all_records(const OctreeImpl& s, const PointAttributes* attributes, std::size_t n,
+                      std::vector<std::byte>& records, std::string_view what,
+                      std::string_view undone) {
+  try {
+    records.resize(n * s.channels.record_bytes);
+  } catch (const std::bad_alloc&) {
+    throw CapacityError(
+        fmt::format("not enough host memory for the attribute records {}; {}", what, undone));
+  }
+  if (!records.empty()) pack_records(*attributes, s.channels, 0, n, records.data());
+}
+
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
                       UpdateStats& stats) {
   std::size_t inserted = begin;

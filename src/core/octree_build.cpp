@@ -2,9 +2,7 @@
 // in core/cpu/bulk/ and kernels/bulk/.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cstddef>
 #include <new>
 #include <vector>
 
@@ -45,10 +43,7 @@ std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConf
 void insert_into(detail::OctreeImpl& s, const detail::BatchSource& points) {
   UpdateStats stats;
   const auto start = Clock::now();
-  const std::size_t limit = s.config.max_batch_points;
-  for (std::size_t begin = 0; begin < points.size(); begin += limit) {
-    detail::insert_in_pieces(s, points, begin, std::min(points.size(), begin + limit), stats);
-  }
+  detail::insert_all(s, points, stats);
   detail::finish_update(s, stats, start);
 }
 
@@ -95,16 +90,8 @@ Octree Octree::build(std::span<const Point> points, const PointAttributes& attri
   detail::check_channel_attributes(&attributes, config.channels, points.size(), "build");
   detail::validate_batch(points, impl->geometry, "built");
   std::vector<std::byte> records;
-  try {
-    records.resize(points.size() * impl->channels.record_bytes);
-  } catch (const std::bad_alloc&) {
-    throw CapacityError(fmt::format(
-        "not enough host memory for the attribute records of {} points; nothing was built",
-        points.size()));
-  }
-  if (!records.empty()) {
-    detail::pack_records(attributes, impl->channels, 0, points.size(), records.data());
-  }
+  detail::pack_all_records(*impl, &attributes, points.size(), records,
+                           fmt::format("of {} points", points.size()), "nothing was built");
   build_into(*impl, detail::BatchSource::of(points, records), start);
   return Octree(std::move(impl));
 }

@@ -49,6 +49,17 @@ struct OctreeImpl {
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,
                       UpdateStats& stats);
 
+/// Inserts a validated batch whole: batches of config.max_batch_points (as insert() queues
+/// them), each through insert_in_pieces().
+void insert_all(OctreeImpl& s, const BatchSource& batch, UpdateStats& stats);
+
+/// The channel records of `n` points of `attributes` (checked), packed into `records` (resized;
+/// nothing without channels). Throws CapacityError, naming `what` ("of a batch of {} points")
+/// and `undone` ("nothing of it was inserted"), when host memory runs out.
+void pack_all_records(const OctreeImpl& s, const PointAttributes* attributes, std::size_t n,
+                      std::vector<std::byte>& records, std::string_view what,
+                      std::string_view undone);
+
 /// Ends an update() or insert_now() call that began at `start`: batches left, duration, and
 /// stats().last_update.
 void finish_update(OctreeImpl& s, UpdateStats& stats, std::chrono::steady_clock::time_point start);

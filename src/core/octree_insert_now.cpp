@@ -72,11 +72,7 @@ UpdateStats Octree::insert_now(DeviceBatch& batch) {
                         bad->reason));
       }
     }
-    const auto source = detail::BatchSource::of(batch.store_.get(), batch.size());
-    const std::size_t limit = s.config.max_batch_points;
-    for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
-      detail::insert_in_pieces(s, source, begin, std::min(batch.size(), begin + limit), stats);
-    }
+    detail::insert_all(s, detail::BatchSource::of(batch.store_.get(), batch.size()), stats);
   } catch (...) {
     detail::finish_update(s, stats, start);
     throw;
@@ -96,23 +92,10 @@ UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked
     // Points a PinnedBatch::check() covered were checked against this cube's edge already.
     detail::validate_batch(batch, s.geometry, "inserted", checked);
     // The channel records, packed once into a buffer the octree keeps for the next call.
-    std::vector<std::byte>& records = s.now_records;
-    const std::size_t stride = s.channels.record_bytes;
-    try {
-      records.resize(batch.size() * stride);
-    } catch (const std::bad_alloc&) {
-      throw CapacityError(fmt::format(
-          "not enough host memory for the attribute records of a batch of {} points; nothing "
-          "of it was inserted",
-          batch.size()));
-    }
-    if (stride != 0) detail::pack_records(*attributes, s.channels, 0, batch.size(), records.data());
-    // Batches of max_batch_points, as insert() queues them; each goes in whole or in pieces.
-    const std::size_t limit = s.config.max_batch_points;
-    for (std::size_t begin = 0; begin < batch.size(); begin += limit) {
-      detail::insert_in_pieces(s, detail::BatchSource::of(batch, records), begin,
-                               std::min(batch.size(), begin + limit), stats);
-    }
+    detail::pack_all_records(s, attributes, batch.size(), s.now_records,
+                             fmt::format("of a batch of {} points", batch.size()),
+                             "nothing of it was inserted");
+    detail::insert_all(s, detail::BatchSource::of(batch, s.now_records), stats);
   } catch (...) {
     detail::finish_update(s, stats, start);
     throw;

@@ -178,6 +178,13 @@ TEST(GpuChannels, SanitizerSmallScene) {
   fill_device_batch(batch, std::span(s.points).first(1000));
   EXPECT_THROW((void)tree.insert_now(batch), InvalidInput);
   EXPECT_EQ(tree.stats().points, 0u);
+  try {
+    (void)Octree::build(batch, s.bounds, {.backend = Backend::Cuda, .channels = mask});
+    ADD_FAILURE() << "build(DeviceBatch) with channels was not refused";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("a DeviceBatch carries points only"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
