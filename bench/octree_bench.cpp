@@ -233,6 +233,10 @@ SIMLOD_OCTREE_BENCH(cuda_update, scan_random_channels_ic, Order::Scan, false,
                     simlod::Sampling::Random, kIc);
 SIMLOD_OCTREE_BENCH(cuda_update, scan_random_channels_all, Order::Scan, false,
                     simlod::Sampling::Random, kAll);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_average_channels_ic, Order::Scan, false,
+                    simlod::Sampling::Average, kIc);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_average_channels_all, Order::Scan, false,
+                    simlod::Sampling::Average, kAll);
 SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
 SIMLOD_OCTREE_BENCH(cpu_update, random, Order::Random);
@@ -241,6 +245,8 @@ SIMLOD_OCTREE_BENCH(cpu_update, scan_average_colour, Order::Scan, simlod::Sampli
 SIMLOD_OCTREE_BENCH(cpu_update, scan_weighted_colour, Order::Scan, simlod::Sampling::Weighted);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_channels_ic, Order::Scan, simlod::Sampling::FirstCome, kIc);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_random_channels_ic, Order::Scan, simlod::Sampling::Random,
+                    kIc);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_average_channels_ic, Order::Scan, simlod::Sampling::Average,
                     kIc);
 
 }  // namespace

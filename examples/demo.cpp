@@ -243,10 +243,6 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     ex::check_camera(o.camera);  // before anything is loaded
-    if (o.bulk && o.channels) {
-      throw simlod::InvalidInput(
-          "--channels keeps attributes with the incremental builder only (not with --bulk)");
-    }
     return o.bulk ? demo::run_bulk(o) : run(o);
   } catch (const std::exception& e) {
     fmt::print(stderr, "simlod-demo: error: {}\n", e.what());

@@ -77,6 +77,6 @@ void write_stats(const Options& o, const Summary& s, const OctreeStats& t, Backe
 
 /// --bulk: loads every point (nothing to draw meanwhile), builds the octree in one go with
 /// --sampling's voxel colours, then draws and reports as the streaming run does.
-int run_bulk(const Options& o);
+int run_bulk(Options o);
 
 }  // namespace simlod::examples::demo

@@ -34,10 +34,23 @@ void print_bulk_summary(const Summary& s, const LoadedPoints& in, Backend backen
 
 }  // namespace
 
-int run_bulk(const Options& o) {
+int run_bulk(Options o) {
   OctreeConfig config;
   config.backend = parse_backend(o.backend);
   config.sampling = sampling_of(o.sampling);
+  // --channels: the attribute of --color goes into the octree; the pictures colour by it.
+  const ColorBy by = load_coloring(o.color);
+  if (o.channels) {
+    if (by == ColorBy::File) throw InvalidInput("--channels needs an attribute in --color");
+    if (o.inputs.empty()) {
+      throw InvalidInput(
+          fmt::format("the synthetic town has no {} to keep as a channel", to_string(by)));
+    }
+    config.channels = attributes_for(by);
+    if (by == ColorBy::Intensity) {
+      o.intensity = sample_intensity_range({o.inputs.begin(), o.inputs.end()});
+    }
+  }
   const synth::Order order = order_of(o);
   // What a viewer sets up when it starts, before anything is loaded (see the streaming run).
   Framebuffer fb(o.width, o.height, resolve_backend(config.backend));
@@ -53,17 +66,19 @@ int run_bulk(const Options& o) {
           ? load_points(synth::SceneConfig{.points = o.points, .seed = o.seed, .order = order},
                         progress)
           : load_points({o.inputs.begin(), o.inputs.end()}, progress,
-                        ColorByOptions{.by = load_coloring(o.color)});
+                        ColorByOptions{.by = o.channels ? ColorBy::File : by}, config.channels);
   if (bar) bar->finish();
   Summary s;
   s.bulk = true;
   s.sampling = o.sampling;
   s.points = in.points.size();
   s.load_seconds = ms_since(start) / 1000.0;
-  const Octree tree = Octree::build(in.points, in.bounds, config);
+  const Octree tree = o.channels ? Octree::build(in.points, in.attributes, in.bounds, config)
+                                 : Octree::build(in.points, in.bounds, config);
   s.seconds = ms_since(start) / 1000.0;
   s.build = tree.stats().build;
   std::vector<Point>().swap(in.points);  // the octree holds its own copy
+  in.attributes = {};
 
   // The cameras frame the data, not the empty top of the cube.
   const Bounds box = relative_box(in.bounds, tree.cube().min);

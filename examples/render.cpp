@@ -107,9 +107,11 @@ Built build_incremental(const std::string& input, std::uint64_t synthetic, std::
 Built build_bulk(const std::string& input, std::uint64_t synthetic, std::uint64_t seed,
                  const simlod::OctreeConfig& config, const simlod::ColorByOptions& coloring,
                  ProgressBar::Mode progress) {
-  if (synthetic > 0 && coloring.by != simlod::ColorBy::File) {
-    throw simlod::InvalidInput(
-        fmt::format("the synthetic scene has no {} to colour by", simlod::to_string(coloring.by)));
+  if (synthetic > 0 && (coloring.by != simlod::ColorBy::File || config.channels != 0)) {
+    throw simlod::InvalidInput(fmt::format("the synthetic scene has no {} to colour by",
+                                           coloring.by != simlod::ColorBy::File
+                                               ? simlod::to_string(coloring.by)
+                                               : simlod::attribute_names(config.channels)));
   }
   std::optional<ProgressBar> bar;  // the total is known once the headers are read
   const simlod::examples::LoadProgress loading = [&](std::uint64_t done, std::uint64_t total) {
@@ -118,9 +120,11 @@ Built build_bulk(const std::string& input, std::uint64_t synthetic, std::uint64_
   };
   simlod::examples::LoadedPoints in =
       synthetic > 0 ? simlod::examples::load_points({.points = synthetic, .seed = seed}, loading)
-                    : simlod::examples::load_points({input}, loading, coloring);
+                    : simlod::examples::load_points({input}, loading, coloring, config.channels);
   if (bar) bar->finish();
-  simlod::Octree tree = simlod::Octree::build(in.points, in.bounds, config);
+  simlod::Octree tree = config.channels != 0
+                            ? simlod::Octree::build(in.points, in.attributes, in.bounds, config)
+                            : simlod::Octree::build(in.points, in.bounds, config);
   const simlod::BuildStats b = tree.stats().build;
   fmt::print(
       "simlod-render: bulk build of {} points: split {:.2f} ms, voxelize {:.2f} ms, "
@@ -165,8 +169,7 @@ int main(int argc, char** argv) {
   app.add_option("--sampling", sampling,
                  "voxel colours: " + simlod::examples::sampling_names() +
                      " (first-come, a random point of the cell, the mean of its points, or its "
-                     "samples weighted by distance); all but first imply --bulk, except random "
-                     "with --channels")
+                     "samples weighted by distance); all but first imply --bulk")
       ->capture_default_str();
   std::vector<std::string> colors{"auto"};
   app.add_option("--color", colors,
@@ -192,7 +195,7 @@ int main(int argc, char** argv) {
     simlod::OctreeConfig config;
     config.backend = simlod::parse_backend(backend_name);
     config.sampling = simlod::examples::sampling_of(sampling);
-    if (config.sampling != simlod::Sampling::FirstCome && !channels) {
+    if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // one build is faster than batches for points that fit in memory
     }
     // Attribute colours: computed as the points load (one at most), or kept as channels.
@@ -204,10 +207,6 @@ int main(int argc, char** argv) {
     simlod::ColorByOptions coloring;
     if (channels) {
       if (by.empty()) throw simlod::InvalidInput("--channels needs an attribute in --color");
-      if (bulk) {
-        throw simlod::InvalidInput(
-            "--channels keeps attributes with the incremental builder (not with --bulk)");
-      }
       for (const simlod::ColorBy b : by) config.channels |= simlod::attributes_for(b);
     } else if (by.size() > 1) {
       throw simlod::InvalidInput(

@@ -252,7 +252,7 @@ simlod_tool_test(tool_color_by_attribute NEEDS_DATA
   STEP render --synthetic 100 --backend cpu --color rgb --channels -o <WORK>/x RC=1
        "ERR=--channels needs an attribute in --color"
   STEP render --synthetic 100 --backend cpu --color intensity --channels --bulk -o <WORK>/x
-       RC=1 "ERR=not with --bulk")
+       RC=1 "ERR=the synthetic scene has no intensity")
 # Attribute channels: one load, one picture per colour; a file without the attribute refused.
 simlod_tool_test(tool_render_channels NEEDS_DATA
   STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
@@ -262,9 +262,15 @@ simlod_tool_test(tool_render_channels NEEDS_DATA
        ABSENT=<WORK>/c-overview.png
   STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
        --sampling random --color classification --channels -o <WORK>/r "OUT=100000 points"
-       EXISTS=<WORK>/r-overview.png
-  STEP render <DATA>/formats/f6.las --backend cpu --views overview --sampling average
-       --color classification --channels -o <WORK>/a RC=1 "ERR=FirstCome and Random only"
+       "OUT=bulk build of 100000 points" EXISTS=<WORK>/r-overview.png
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview --bulk
+       --color intensity,classification --channels -o <WORK>/b "OUT=bulk build of 100000 points"
+       EXISTS=<WORK>/b-overview-intensity.png EXISTS=<WORK>/b-overview-classification.png
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
+       --sampling average --color classification,intensity --channels -o <WORK>/a
+       "OUT=100000 points" EXISTS=<WORK>/a-overview-classification.png
+  STEP render <DATA>/formats/f6.las --backend cpu --views overview --sampling weighted
+       --color classification --channels -o <WORK>/w RC=1 "ERR=not with Weighted"
   STEP render <DATA>/bun_zipper.ply --backend cpu --color classification --channels
        -o <WORK>/b RC=1 "ERR=asked for classification but the PLY file has no such attribute")
 # Colour by elevation: asked for, and by default for a file without colour.
@@ -306,7 +312,10 @@ simlod_tool_test(tool_demo_channels NEEDS_DATA
   STEP demo --points 1000 --backend cpu --color classification --channels -o <WORK>/s RC=1
        "ERR=the synthetic scene has no attributes for the octree's channels .classification."
   STEP demo --points 1000 --backend cpu --color classification --channels --bulk -o <WORK>/s
-       RC=1 "ERR=not with --bulk"
+       RC=1 "ERR=the synthetic town has no classification to keep as a channel"
+  STEP demo <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --color classification
+       --channels --bulk --sampling random -q -o <WORK>/b "OUT=bulk build"
+       EXISTS=<WORK>/b-overview.png
   STEP demo --points 1000 --backend cpu --color rgb --channels -o <WORK>/s RC=1
        "ERR=--channels needs an attribute in --color")
 simlod_tool_test(tool_demo_streaming_sampling

@@ -47,7 +47,8 @@ void shift_points(std::span<Point> points, const std::array<double, 3>& delta) {
 }
 
 LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
-                         const LoadProgress& progress, const ColorByOptions& coloring) {
+                         const LoadProgress& progress, const ColorByOptions& coloring,
+                         AttributeMask channels) {
   LoadedPoints in;
   in.files = point_cloud_files(inputs);
   in.name = name_of(inputs, in.files.size());
@@ -80,13 +81,14 @@ LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
   }
   PointAttributes attributes;
   in.points.reserve(total);
+  if (channels != 0) in.attributes.resize(channels, 0);
   for (std::size_t f = 0; f < in.files.size(); ++f) {
     if (infos[f].point_count == 0) continue;
     // Relative to the file's minimum corner (the default but for PLY, whose origin is 0), no
     // point comes back below it in float, and none below the cube's corner after the shift.
     ReaderOptions options;
     options.origin = infos[f].bounds.min;
-    options.attributes = attributes_for(colors.by);
+    options.attributes = attributes_for(colors.by) | channels;
     const auto reader = open_reader(in.files[f], options);
     const FileInfo& info = reader->info();
     in.has_color = in.has_color || info.has_color || colors.by != ColorBy::File;
@@ -96,9 +98,12 @@ LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
     const std::size_t end = in.points.size() + info.point_count;
     const std::string what = fmt::format("'{}'", in.files[f].string());
     const auto read = [&](std::span<Point> out) {
-      if (colors.by == ColorBy::File) return reader->read(out);
+      if (colors.by == ColorBy::File && channels == 0) return reader->read(out);
       const std::size_t n = reader->read(out, attributes);
-      color_points(out.first(n), attributes, colors);
+      if (colors.by != ColorBy::File) color_points(out.first(n), attributes, colors);
+      // The octree's channels: beside the points, at the index the points land at.
+      const auto at = static_cast<std::size_t>(out.data() - in.points.data());
+      if (channels != 0) in.attributes.copy_from(attributes, n, at, channels);
       return n;
     };
     for (std::size_t n = in.points.size(); n < end; n = in.points.size()) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "simlod/attributes.hpp"
 #include "simlod/bounds.hpp"
 #include "simlod/coloring.hpp"
 #include "simlod/point.hpp"
@@ -28,6 +29,9 @@ struct LoadedPoints {
   bool has_color = true;
   std::string name;                          ///< what was read, for messages and reports
   std::vector<std::filesystem::path> files;  ///< the files read, in order (none: synthetic)
+  /// The attributes asked for as `channels`, element i beside point i (empty arrays when
+  /// none were asked): what Octree::build(points, attributes, ...) takes.
+  PointAttributes attributes;
 };
 
 /// Called now and then while reading: points read so far and of all inputs.
@@ -41,8 +45,11 @@ using LoadProgress = std::function<void(std::uint64_t done, std::uint64_t total)
 /// `coloring`: colours the points by an attribute as they are read (the files must have it:
 /// the reader's InvalidInput otherwise); an intensity range, when none is given, comes from
 /// sample_intensity_range() of all the files, so that they share it.
+/// `channels`: attributes kept beside the points (LoadedPoints::attributes); every file must
+/// have them (the reader's InvalidInput names the file otherwise).
 LoadedPoints load_points(const std::vector<std::filesystem::path>& inputs,
-                         const LoadProgress& progress = {}, const ColorByOptions& coloring = {});
+                         const LoadProgress& progress = {}, const ColorByOptions& coloring = {},
+                         AttributeMask channels = 0);
 
 /// Every point of the synthetic town. Throws InvalidInput for zero points.
 LoadedPoints load_points(const synth::SceneConfig& scene, const LoadProgress& progress = {});

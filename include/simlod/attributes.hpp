@@ -79,6 +79,14 @@ struct PointAttributes {
   /// Resizes the arrays of `mask` to n elements and empties the others (values left as they
   /// were or zero); the extra attributes keep their names and get n values.
   void resize(AttributeMask mask, std::size_t n);
+  /// Copies values [0, n) of `from`'s arrays of `mask` to [at, at + n) of these, growing an
+  /// array shorter than at + n (values between its end and `at` are zero); `from`'s extra
+  /// attributes likewise, by name (an extra attribute it has and these lack is added).
+  /// Gathering the attributes of several reads into one batch: `all.copy_from(part, n,
+  /// all_points, mask)`. Arrays of `mask` that are empty in `from` (not read) are skipped;
+  /// one that holds values but fewer than n (or such an extra attribute) is InvalidInput,
+  /// naming it, and nothing is copied.
+  void copy_from(const PointAttributes& from, std::size_t n, std::size_t at, AttributeMask mask);
   /// Elements in the array of `a` (0: not asked for).
   [[nodiscard]] std::size_t size_of(Attribute a) const;
   /// The attributes whose arrays are not empty.

@@ -77,11 +77,18 @@ struct OctreeConfig {
   /// A leaf keeps its points' attributes; a voxel takes the attributes of the sample whose
   /// colour it took. Batches then go in with insert(points, attributes). Memory: each sample
   /// takes the channels' record on top of its 16 bytes (detail/channels.hpp; e.g. 4 bytes for
-  /// intensity + classification, OctreeStats::bytes_channels). This version keeps channels
-  /// with Sampling::FirstCome and Random (the voxel takes the record of the point whose colour
-  /// it took; detail/sampling.hpp breaks ties) and the incremental builder (insert,
-  /// insert_now, update) and build(points, attributes, ...) on both backends; Average and
-  /// Weighted refuse them with InvalidInput.
+  /// intensity + classification, OctreeStats::bytes_channels). Voxel attributes by sampling:
+  /// - FirstCome and Random: the record of the point whose colour the voxel took
+  ///   (detail/sampling.hpp breaks Random's ties), on both backends;
+  /// - Average: intensity and NIR are the means of the points below the cell,
+  ///   classification their mode (ties to the smaller class), every other attribute that of
+  ///   the point Random would pick, so that they belong to one measured point
+  ///   (detail/channels.hpp); both backends, exact batch by batch. The voxel index then takes
+  ///   about 140 bytes per voxel, and with classification 16-byte class counts
+  ///   per (voxel, class) in a table at most half full; grids of at most 256 cells a side;
+  /// - Weighted: refused (InvalidInput).
+  /// The incremental builder (insert, insert_now, update) and build(points, attributes, ...)
+  /// keep them.
   AttributeMask channels = 0;
   /// CUDA: the device the octree lives on (its memory, stream and kernels); every call sets
   /// it for its duration and restores the caller's current device. Framebuffers that draw the

@@ -37,9 +37,10 @@ std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConf
   return impl;
 }
 
-/// CUDA with channels: this version has no bulk kernels for records, so the incremental
-/// builder inserts the points (batches of max_batch_points, each whole or in pieces), which
-/// gives the same tree; only total_ms is measured.
+/// With channels on CUDA (no bulk kernels for records in this version) and with Average's
+/// channels on the CPU (the bulk voxelizer keeps no attribute sums or class counts), the
+/// incremental builder inserts the points (batches of max_batch_points, each whole or in
+/// pieces), which gives the same tree; only total_ms is measured.
 void insert_into(detail::OctreeImpl& s, const detail::BatchSource& points) {
   UpdateStats stats;
   const auto start = Clock::now();
@@ -55,7 +56,8 @@ void build_into(detail::OctreeImpl& s, const detail::BatchSource& points, Clock:
   }
   BuildStats stats;
   stats.points = points.size();
-  if (s.channels.record_bytes != 0 && s.config.backend == Backend::Cuda) {
+  if (s.channels.record_bytes != 0 &&
+      (s.config.backend == Backend::Cuda || s.config.sampling == Sampling::Average)) {
     insert_into(s, points);
   } else {
     detail::build_bulk(s.store, points, stats);

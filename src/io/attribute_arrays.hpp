@@ -2,10 +2,6 @@
 // (resizing, packing channel records).
 #pragma once
 
-#include <algorithm>
-#include <cstddef>
-#include <type_traits>
-
 #include "simlod/attributes.hpp"
 
 namespace simlod::detail {
@@ -25,23 +21,6 @@ void for_each_array(Attributes& a, Fn&& fn) {
   fn(Attribute::PointSourceId, a.point_source_id);
   fn(Attribute::GpsTime, a.gps_time);
   fn(Attribute::Nir, a.nir);
-}
-
-/// Copies values [0, n) of the arrays of `mask` in `from` to [at, at + n) of those in `to`,
-/// growing them to at + n when shorter (the arrays of `from` hold at least n values).
-inline void copy_attributes(const PointAttributes& from, std::size_t n, PointAttributes& to,
-                            std::size_t at, AttributeMask mask) {
-  for_each_array(to, [&](Attribute a, auto& dst) {
-    if (!has_attribute(mask, a)) return;
-    for_each_array(from, [&](Attribute b, const auto& src) {
-      using Dst = std::decay_t<decltype(dst)>;
-      if constexpr (std::is_same_v<Dst, std::decay_t<decltype(src)>>) {
-        if (a != b) return;
-        if (dst.size() < at + n) dst.resize(at + n);
-        std::copy_n(src.begin(), n, dst.begin() + static_cast<std::ptrdiff_t>(at));
-      }
-    });
-  });
 }
 
 }  // namespace simlod::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <type_traits>
 
 #include "io/attribute_arrays.hpp"
 #include "simlod/error.hpp"
@@ -62,6 +63,45 @@ void PointAttributes::resize(AttributeMask mask, std::size_t n) {
     }
   });
   for (Extra& e : extra) e.values.resize(n);
+}
+
+void PointAttributes::copy_from(const PointAttributes& from, std::size_t n, std::size_t at,
+                                AttributeMask mask) {
+  detail::for_each_array(from, [&](Attribute a, const auto& src) {
+    if (has_attribute(mask, a) && !src.empty() && src.size() < n) {
+      throw InvalidInput(
+          fmt::format("copying {} values of {}: the source holds {}", n, to_string(a), src.size()));
+    }
+  });
+  for (const Extra& e : from.extra) {
+    if (e.values.size() < n) {
+      throw InvalidInput(
+          fmt::format("copying {} values of the extra attribute '{}': the source "
+                      "holds {}",
+                      n, e.name, e.values.size()));
+    }
+  }
+  const auto place = [&](const auto& src, auto& dst) {
+    if (dst.size() < at + n) dst.resize(at + n);
+    std::copy_n(src.begin(), n, dst.begin() + static_cast<std::ptrdiff_t>(at));
+  };
+  detail::for_each_array(*this, [&](Attribute a, auto& dst) {
+    if (!has_attribute(mask, a)) return;
+    detail::for_each_array(from, [&](Attribute b, const auto& src) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(dst)>, std::decay_t<decltype(src)>>) {
+        if (a == b && !src.empty()) place(src, dst);
+      }
+    });
+  });
+  for (const Extra& e : from.extra) {
+    auto it =
+        std::find_if(extra.begin(), extra.end(), [&](const Extra& x) { return x.name == e.name; });
+    if (it == extra.end()) {
+      extra.push_back({e.name, {}});
+      it = extra.end() - 1;
+    }
+    place(e.values, it->values);
+  }
 }
 
 std::size_t PointAttributes::size_of(Attribute which) const {

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "io/attribute_arrays.hpp"
 #include "simlod/error.hpp"
 #include "simlod/octree.hpp"
 
@@ -57,7 +56,7 @@ void read_file_batch(LoaderContext& ctx, OpenReader& open, const StreamBatch& b,
     const std::size_t n = attributes ? reader.read(piece, open.attributes) : reader.read(piece);
     if (coloring) color_points(piece.first(n), open.attributes, ctx.coloring);
     // The octree's channels travel with the batch, beside its points.
-    if (ctx.channels != 0) copy_attributes(open.attributes, n, slot.attributes, at, ctx.channels);
+    if (ctx.channels != 0) slot.attributes.copy_from(open.attributes, n, at, ctx.channels);
     if (n != piece.size()) {
       throw IoError(fmt::format("'{}': expected {} points from point {}, the file gave {}",
                                 ctx.files[b.source].path.string(), piece.size(), b.first + at, n));

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "core/channels.hpp"
+#include "core/octree_check.hpp"
 #include "core/octree_test_util.hpp"
-#include "io/attribute_arrays.hpp"
 #include "simlod/attributes.hpp"
 #include "simlod/detail/sampling.hpp"
 #include "simlod/octree.hpp"
@@ -120,6 +122,48 @@ inline std::size_t expect_channels_follow_colours(const NodeSnapshot& s, const P
   return stored;
 }
 
+/// Every voxel of `a` has its twin in `b` (the node of the same level and position, the voxel
+/// at the same place) with the same colour and channel record, whatever the nodes' and voxels'
+/// order. Returns the voxels compared.
+inline std::size_t expect_same_voxel_records(const NodeSnapshot& a, const NodeSnapshot& b,
+                                             AttributeMask mask) {
+  using Place = std::tuple<float, float, float>;
+  const detail::ChannelLayout layout = detail::channel_layout(mask);
+  const auto records = [&](const NodeSnapshot::Node& n) {
+    std::map<Place, std::pair<std::uint32_t, std::vector<std::byte>>> out;
+    for (std::size_t j = 0; j < n.voxels.size(); ++j) {
+      std::vector<std::byte> r(layout.record_bytes);
+      detail::pack_records(n.attributes, layout, j, 1, r.data());
+      out[{n.voxels[j].x, n.voxels[j].y, n.voxels[j].z}] = {n.voxels[j].rgba, std::move(r)};
+    }
+    return out;
+  };
+  std::map<NodeKey, std::size_t> in_b;
+  for (std::size_t i = 0; i < b.nodes.size(); ++i) in_b[key_of(b.nodes[i])] = i;
+  std::size_t voxels = 0;
+  for (const auto& na : a.nodes) {
+    if (na.leaf) continue;
+    const auto it = in_b.find(key_of(na));
+    if (it == in_b.end()) {
+      ADD_FAILURE() << "an inner node at level " << na.level << " is missing";
+      continue;
+    }
+    const auto ra = records(na), rb = records(b.nodes[it->second]);
+    EXPECT_EQ(ra.size(), rb.size()) << "voxels of a node at level " << na.level;
+    for (const auto& [place, sample] : ra) {
+      const auto twin = rb.find(place);
+      if (twin == rb.end()) {
+        ADD_FAILURE() << "a voxel at level " << na.level << " is missing";
+        continue;
+      }
+      EXPECT_EQ(sample.first, twin->second.first) << "colour of a voxel at level " << na.level;
+      EXPECT_EQ(sample.second, twin->second.second) << "record of a voxel at level " << na.level;
+      ++voxels;
+    }
+  }
+  return voxels;
+}
+
 /// The node reader gives every node's samples and channels as the snapshot does, read in
 /// pieces of `piece` samples.
 inline void expect_reader_matches_snapshot(const Octree& tree, const NodeSnapshot& s,
@@ -133,7 +177,7 @@ inline void expect_reader_matches_snapshot(const Octree& tree, const NodeSnapsho
     std::uint64_t k = 0;
     for (std::uint64_t at = 0; (k = tree.read_node(id, buffer, at, part)) > 0; at += k) {
       points.insert(points.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(k));
-      detail::copy_attributes(part, k, all, at, mask);
+      all.copy_from(part, k, at, mask);
     }
     ASSERT_EQ(points.size(), samples.size()) << "node " << id;
     for (std::size_t j = 0; j < samples.size(); ++j) {

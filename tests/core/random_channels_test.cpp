@@ -10,7 +10,6 @@
 
 #include "core/channel_scenes.hpp"
 #include "core/octree_check.hpp"
-#include "io/attribute_arrays.hpp"
 
 namespace simlod::test {
 namespace {
@@ -51,7 +50,7 @@ NodeSnapshot build_tied(const std::vector<Point>& points, const PointAttributes&
   PointAttributes a;
   for (std::size_t k = 0; k < order.size(); ++k) {
     p[k] = points[order[k]];
-    detail::copy_attributes(slice_attributes(all, order[k], 1, kSome), 1, a, k, kSome);
+    a.copy_from(slice_attributes(all, order[k], 1, kSome), 1, k, kSome);
   }
   Bounds bounds;
   for (const Point& q : points) bounds.expand(q.x, q.y, q.z);

@@ -1,5 +1,6 @@
 // Attribute channels on CUDA: the records follow their samples through uploads, splits and the
-// voxel backlog as on the CPU backend (first-come and Random voxels, ties included), the
+// voxel backlog as on the CPU backend (first-come and Random voxels, ties included; Average's
+// means, modes and winners), the
 // statistics agree, and the attribute colour modes draw the CUDA octree as the CPU renderer
 // draws its snapshot.
 #include <gtest/gtest.h>
@@ -104,6 +105,32 @@ TEST(GpuChannels, RandomTiesGoToTheLargestRecordDigestAsOnTheCpu) {
   EXPECT_GT(expect_ties_go_to_largest_digest(snap, s.attributes, mask, 4), 10'000u);
 }
 
+TEST(GpuChannels, AverageVoxelsTakeMeansModesAndWinnersAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(1'000'000);
+  // Every attribute, and classification alone (class counts without a mean).
+  for (const AttributeMask mask : {kAllAttributes, attribute_bit(Attribute::Classification)}) {
+    const Octree gpu = build(s, Backend::Cuda, mask, 150'000, Sampling::Average);
+    const Octree cpu = build(s, Backend::Cpu, mask, 150'000, Sampling::Average);
+    const NodeSnapshot snap = gpu.snapshot(), want = cpu.snapshot();
+    expect_same_tree(want, snap, /*colours=*/true);
+    EXPECT_GT(expect_same_voxel_records(want, snap, mask), 100'000u);
+    EXPECT_GT(gpu.stats().bytes_filter, 0u);
+  }
+  // A build with Average's channels (incremental underneath) gives the same tree.
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification);
+  const OctreeConfig c{.backend = Backend::Cuda,
+                       .max_points_per_leaf = 5000,
+                       .chunk_capacity = 500,
+                       .sampling = Sampling::Average,
+                       .channels = mask};
+  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  const Octree gpu = Octree::build(s.points, part, s.bounds, c);
+  const Octree cpu = Octree::build(s.points, part, s.bounds, on_backend(c, Backend::Cpu));
+  EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), gpu.snapshot(), mask), 100'000u);
+}
+
 TEST(GpuChannels, BuildWithChannelsGivesTheCpuBuildsTree) {
   SIMLOD_REQUIRE_GPU();
   const ChannelScene s = channel_scene(600'000);
@@ -168,6 +195,11 @@ TEST(GpuChannels, SanitizerSmallScene) {
   const AttributeMask mask = attribute_bit(Attribute::GpsTime) | attribute_bit(Attribute::Nir);
   const Octree gpu = build(s, Backend::Cuda, mask, 20'000);
   EXPECT_EQ(expect_channels_follow_colours(gpu.snapshot(), s.attributes, mask), s.points.size());
+  // Average's channels: class counts that grow while batches go in.
+  const AttributeMask average = mask | attribute_bit(Attribute::Classification);
+  const Octree avg = build(s, Backend::Cuda, average, 20'000, Sampling::Average);
+  const Octree avg_cpu = build(s, Backend::Cpu, average, 20'000, Sampling::Average);
+  EXPECT_GT(expect_same_voxel_records(avg_cpu.snapshot(), avg.snapshot(), average), 1000u);
   View view = View::overview(s.box, 64, 64);
   view.color = ColorMode::Intensity;
   Framebuffer fb(64, 64, Backend::Cuda);

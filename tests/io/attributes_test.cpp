@@ -79,6 +79,57 @@ TEST(PointAttributes, NamesRoundTrip) {
             "intensity, classification");
 }
 
+TEST(PointAttributes, CopyFromGathersReadsIntoOneBatch) {
+  PointAttributes part;
+  part.intensity = {10, 11, 12};
+  part.classification = {2, 5, 6};
+  part.gps_time = {1.5, 2.5, 3.5};
+  part.extra = {{"height", {0.25, 0.5, 0.75}}};
+  PointAttributes all;
+  const AttributeMask mask = attribute_bit(Attribute::Intensity) |
+                             attribute_bit(Attribute::Classification) |
+                             attribute_bit(Attribute::ReturnNumber);
+  all.copy_from(part, 2, 0, mask);  // the first two values of the first read
+  part.intensity = {20, 21, 22};
+  part.classification = {9, 8, 7};
+  part.extra[0].values = {4.0, 5.0, 6.0};
+  all.copy_from(part, 3, 2, mask);
+  EXPECT_EQ(all.intensity, (std::vector<std::uint16_t>{10, 11, 20, 21, 22}));
+  EXPECT_EQ(all.classification, (std::vector<std::uint8_t>{2, 5, 9, 8, 7}));
+  EXPECT_TRUE(all.gps_time.empty());       // not in the mask
+  EXPECT_TRUE(all.return_number.empty());  // in the mask, but the source has none
+  ASSERT_EQ(all.extra.size(), 1u);
+  EXPECT_EQ(all.extra[0].name, "height");
+  EXPECT_EQ(all.extra[0].values, (std::vector<double>{0.25, 0.5, 4.0, 5.0, 6.0}));
+  // Overwriting in place keeps the length; a gap before `at` fills with zeros.
+  all.copy_from(part, 1, 0, mask);
+  EXPECT_EQ(all.intensity, (std::vector<std::uint16_t>{20, 11, 20, 21, 22}));
+  all.copy_from(part, 1, 6, mask);
+  EXPECT_EQ(all.classification, (std::vector<std::uint8_t>{9, 5, 9, 8, 7, 0, 9}));
+}
+
+TEST(PointAttributes, CopyFromRefusesShortSources) {
+  PointAttributes part;
+  part.intensity = {1, 2};
+  part.classification = {1, 2, 3};
+  PointAttributes all;
+  all.intensity = {7};
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification);
+  try {
+    all.copy_from(part, 3, 1, mask);
+    FAIL() << "a source of 2 intensities copied 3";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("intensity"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(all.intensity, (std::vector<std::uint16_t>{7}));  // nothing copied
+  EXPECT_TRUE(all.classification.empty());
+  part.intensity = {1, 2, 3};
+  part.extra = {{"amplitude", {1.0}}};
+  EXPECT_THROW(all.copy_from(part, 3, 1, mask), InvalidInput);
+  EXPECT_EQ(all.intensity, (std::vector<std::uint16_t>{7}));
+}
+
 TEST(PointAttributes, FormatsFilesFollowTheirRule) {
   SIMLOD_REQUIRE_TEST_DATA(data);
   for (int f = 0; f <= 10; ++f) {

@@ -77,4 +77,43 @@ SIMLOD_HD std::uint32_t channel_uint(const std::uint8_t* record, std::uint32_t o
   return v;
 }
 
+/// Sampling::Average with attribute channels: intensity and NIR take the mean of the points
+/// below the cell (exact integer sums, rounded half up as colours are), classification the
+/// mode (the class of the most points, ties to the smaller class), and every other attribute
+/// that of the point Sampling::Random would pick (detail/sampling.hpp), so that the voxel's
+/// return number, GPS time, ... belong to one measured point.
+///
+/// The mode is kept as one monotone word per voxel: a class's count below the cell only grows,
+/// and the word max(count << 8 | (255 - class)) over the classes names the mode.
+SIMLOD_HD constexpr std::uint64_t mode_word(std::uint64_t count, std::uint32_t cls) {
+  return count << 8 | (255u - cls);
+}
+SIMLOD_HD constexpr std::uint32_t mode_class(std::uint64_t word) {
+  return 255u - static_cast<std::uint32_t>(word & 0xFFu);
+}
+
+/// sum / count rounded half up (count > 0).
+SIMLOD_HD constexpr std::uint64_t mean_half_up(std::uint64_t sum, std::uint64_t count) {
+  return (sum + count / 2) / count;
+}
+
+/// Writes the averaged fields of a voxel's record (Sampling::Average): the means of intensity
+/// and NIR from their sums over `count` points, the class of `mode` (mode_word(); 0 = no
+/// point). Fields the layout lacks are skipped.
+SIMLOD_HD void write_average_fields(std::uint8_t* record, const ChannelLayout& l,
+                                    std::uint64_t intensity, std::uint64_t nir, std::uint64_t count,
+                                    std::uint64_t mode) {
+  if (count == 0) return;
+  const auto put16 = [&](Attribute a, std::uint64_t sum) {
+    if (!l.has(a)) return;
+    const auto v = static_cast<std::uint16_t>(mean_half_up(sum, count));
+    std::memcpy(record + l.offset_of(a), &v, sizeof v);
+  };
+  put16(Attribute::Intensity, intensity);
+  put16(Attribute::Nir, nir);
+  if (l.has(Attribute::Classification) && mode != 0) {
+    record[l.offset_of(Attribute::Classification)] = static_cast<std::uint8_t>(mode_class(mode));
+  }
+}
+
 }  // namespace simlod::detail

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
     const std::uint32_t n = min(cap, leaf.y - done);
     const Point* points = v.chunk_data(chunk);
     // No digests: build() refuses channels, so a store it wrote keeps none.
-    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) fold_point(v, points[j], j, 0, 0);
+    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) fold_point(v, points[j], j, {}, 0);
     chunk = *v.chunk_next(chunk);
   }
 }

@@ -13,16 +13,26 @@
 //                                sm_90; padding (4 words, the pair 16-byte aligned; the
 //                                voxel's record lies beside its sample);
 //                                Average: the sums of red, green, blue, alpha and the count
-//                                (5 words, a ColourSum)
+//                                (5 words, a ColourSum);
+//                                Average with channels: the ColourSum, padding, the winner
+//                                pair as Random's (words 6-7: the point whose other
+//                                attributes the voxel takes), its lock, the sums of intensity
+//                                and NIR, the mode word of its classes (12 words)
 //   dirty[e]    uint32   folded into since its colour was last written
 //   list[k]     uint32   the dirty entries, counts[1] of them
 // counts[0] = entries. slots: a power of two, at least twice the capacity, of uint32 entry
 // numbers, empty = kNil, linear probing.
+//
+// Average with a classification channel: class counts, an allocation of their own (the CPU
+// store's core/cpu/tree/class_tally.hpp has the scheme): tally_mask + 1 slots of (key = node
+// << 32 | cell << 8 | class, count), empty key = ~0, linear probing, at most tally_limit keys
+// (half the slots); tally_counts[0] = keys, [1] = 1 when a claim found the table full.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "simlod/detail/channels.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cuda {
@@ -40,10 +50,24 @@ struct IndexView {
   std::uint32_t words = 0;     ///< accumulator words per entry; 0 = no index (passes skip it)
   std::uint32_t seed = 0;      ///< Sampling::Random's seed
   std::uint32_t random = 0;    ///< 1: Sampling::Random (keys), else Average (sums)
-  /// Random with attribute channels: bytes of a channel record (the voxel takes its winner's);
-  /// 0 otherwise.
+  /// With attribute channels: bytes of a channel record (the voxel takes its winner's); 0
+  /// otherwise.
   std::uint32_t record_bytes = 0;
+  /// With channels: the accumulator word of the winner pair (0 for Random, 6 for Average).
+  std::uint32_t winner = 0;
+  /// Average with channels: means, mode and a winner's record (detail/channels.hpp).
+  std::uint32_t averages = 0;
+  ChannelLayout layout;                 ///< of the records (with channels)
+  unsigned long long* tally = nullptr;  ///< class counts: (key, count) per slot
+  std::uint32_t* tally_counts = nullptr;
+  std::uint64_t tally_mask = 0;  ///< slots - 1 (no slots: 0 and tally null)
+  std::uint32_t tally_limit = 0;
 };
+
+/// Average with channels: the accumulator words after the ColourSum and the winner pair.
+inline constexpr std::uint32_t kAverageWinnerWord = 6, kAverageLockWord = 8,
+                               kAverageIntensityWord = 9, kAverageNirWord = 10,
+                               kAverageModeWord = 11, kAverageRecordWords = 12;
 
 static_assert(std::is_trivially_copyable_v<IndexView>);
 

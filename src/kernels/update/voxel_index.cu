@@ -1,4 +1,5 @@
 // The voxel index of the CUDA store: growth and the fold pass (kernels/update/voxel_index.cuh).
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -15,6 +16,8 @@ constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
 // Random with channels: key, tail (digest << 32 | point), lock (GPUs before sm_90), padding:
 // the first two 16-byte aligned for the 16-byte compare-and-swap.
 constexpr std::uint32_t kWinnerWords = 4;
+// Average's class counts: the first table (16 bytes a slot, half of them used at most).
+constexpr std::uint64_t kFirstTallySlots = std::uint64_t{1} << 16;
 
 std::uint64_t slots_for(std::uint64_t capacity) {
   return capacity == 0 ? 0 : std::bit_ceil(2 * capacity);
@@ -45,16 +48,52 @@ __global__ void relink_kernel(IndexView x, std::uint32_t size) {
 __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uint32_t old_grids) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
        i += gridDim.x * blockDim.x) {
-    const std::uint32_t digest =
-        v.index.record_bytes != 0
-            ? record_digest(reinterpret_cast<const std::uint8_t*>(v.record(i)), v.record_bytes)
-            : 0u;
-    fold_point(v, v.point(i), i, digest, i < v.batch_points ? 0 : old_grids);
+    const PointExtras ex = point_extras(v.index, v.index.record_bytes != 0 ? v.record(i) : nullptr);
+    fold_point(v, v.point(i), i, ex, i < v.batch_points ? 0 : old_grids);
   }
 }
 
-/// Random with channels: copies the record of each listed entry's winner (a point of this
-/// pass: a listed entry won in this pass) into its voxel.
+/// Average with a classification channel: claims the class counts the fold pass adds to.
+/// The warp's lanes of one key claim once (sm_70 on).
+__global__ void __launch_bounds__(kPointBlock) claim_kernel(BatchView v, std::uint32_t old_grids) {
+  const IndexView& x = v.index;
+  const std::uint32_t offset = x.layout.offset_of(Attribute::Classification);
+  const std::uint32_t g = v.params.grid_bits;
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
+       i += gridDim.x * blockDim.x) {
+    const Point p = v.point(i);
+    const QuantPoint q = quantize(p, v.quant_scale);
+    const auto cls =
+        static_cast<std::uint32_t>(reinterpret_cast<const std::uint8_t*>(v.record(i))[offset]);
+    const std::uint32_t from_grid = i < v.batch_points ? 0 : old_grids;
+    v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
+      if (link.grid < from_grid) return;
+      const unsigned long long key = tally_key(node, cell_index(q, level, g), cls);
+#if __CUDA_ARCH__ >= 700
+      const unsigned group = __match_any_sync(__activemask(), key);
+      if (static_cast<int>(threadIdx.x & 31u) != __ffs(group) - 1) return;
+#endif
+      if (!tally_claim(x, key)) x.tally_counts[1] = 1;
+    });
+  }
+}
+
+/// Moves every class count of the old slots into the new table (all keys distinct).
+__global__ void tally_rehash_kernel(const unsigned long long* old, std::uint64_t slots,
+                                    IndexView x) {
+  for (std::uint64_t s = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; s < slots;
+       s += std::uint64_t{gridDim.x} * blockDim.x) {
+    const unsigned long long key = old[2 * s];
+    if (key == kTallyEmpty) continue;
+    std::uint64_t t = index_hash(key) & x.tally_mask;
+    while (atomicCAS(x.tally + 2 * t, kTallyEmpty, key) != kTallyEmpty) t = (t + 1) & x.tally_mask;
+    x.tally[2 * t + 1] = old[2 * s + 1];
+  }
+}
+
+/// With channels: copies the record of each listed entry's winner into its voxel, where the
+/// winner is a point of this pass (Random: every listed entry's; Average: the tail's point
+/// number is kNil when the winner came in an earlier pass).
 __global__ void winner_records_kernel(BatchView v) {
   const IndexView& x = v.index;
   const std::uint32_t n = x.counts[1];
@@ -62,10 +101,27 @@ __global__ void winner_records_kernel(BatchView v) {
   for (std::uint64_t k = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
        k < std::uint64_t{n} * words; k += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint32_t e = x.list[k / words];
-    const auto point = static_cast<std::uint32_t>(x.acc[std::uint64_t{e} * x.words + 1]);
+    const auto point = static_cast<std::uint32_t>(x.acc[std::uint64_t{e} * x.words + x.winner + 1]);
+    if (point == kNil) continue;
     const auto* from = reinterpret_cast<const std::uint32_t*>(v.record(point));
     auto* to = reinterpret_cast<std::uint32_t*>(v.sample_record(x.samples[e]));
     to[k % words] = from[k % words];
+  }
+}
+
+/// Average with channels: the means and the mode into the records of the listed entries'
+/// voxels (after their winners' records), and the winners marked as not of the next pass.
+__global__ void average_fields_kernel(BatchView v) {
+  const IndexView& x = v.index;
+  const std::uint32_t n = x.counts[1];
+  for (std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
+       k += gridDim.x * blockDim.x) {
+    const std::uint32_t e = x.list[k];
+    unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+    write_average_fields(reinterpret_cast<std::uint8_t*>(v.sample_record(x.samples[e])), x.layout,
+                         acc[kAverageIntensityWord], acc[kAverageNirWord], acc[4],
+                         acc[kAverageModeWord]);
+    acc[kAverageWinnerWord + 1] |= 0xFFFFFFFFull;  // kNil: the digest stays
   }
 }
 
@@ -77,7 +133,7 @@ __global__ void colour_kernel(IndexView x) {
     const std::uint32_t e = x.list[k];
     const unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
     std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
-    if (x.words == kAverageWords) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
+    if (x.random == 0) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
     reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = rgba;
     x.dirty[e] = 0;
   }
@@ -95,11 +151,54 @@ VoxelIndexStore::VoxelIndexStore(const OctreeConfig& config) {
       view_.record_bytes = channel_layout(config.channels).record_bytes;
     }
   }
-  if (config.sampling == Sampling::Average) view_.words = kAverageWords;
+  if (config.sampling == Sampling::Average) {
+    view_.words = kAverageWords;
+    if (config.channels != 0) {
+      view_.words = kAverageRecordWords;
+      view_.winner = kAverageWinnerWord;
+      view_.averages = 1;
+      view_.record_bytes = channel_layout(config.channels).record_bytes;
+    }
+  }
+  view_.layout = channel_layout(config.channels);
 }
 
 std::uint64_t VoxelIndexStore::bytes_for(std::uint64_t capacity) const {
-  return view_.words == 0 || capacity == 0 ? 0 : IndexLayout(capacity, view_.words).total;
+  const std::uint64_t tally = tally_slots_ * 16 + (tally_slots_ > 0 ? 8 : 0);
+  return (view_.words == 0 || capacity == 0 ? 0 : IndexLayout(capacity, view_.words).total) + tally;
+}
+
+void VoxelIndexStore::grow_tally(cudaStream_t stream) {
+  const std::uint64_t slots = std::max(kFirstTallySlots, 2 * tally_slots_);
+  DeviceMemory memory = make_device(slots * 16 + 8, "the class counts of the voxel index");
+  IndexView x = view_;
+  x.tally = static_cast<unsigned long long*>(memory.get());
+  x.tally_counts = reinterpret_cast<std::uint32_t*>(x.tally + 2 * slots);
+  x.tally_mask = slots - 1;
+  x.tally_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(slots / 2, kNil));
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.tally, 0xFF, slots * 16, stream));
+  if (tally_slots_ > 0) {
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(x.tally_counts, view_.tally_counts, 4, cudaMemcpyDeviceToDevice, stream));
+    tally_rehash_kernel<<<blocks_for(tally_slots_, kPointBlock), kPointBlock, 0, stream>>>(
+        view_.tally, tally_slots_, x);
+    SIMLOD_CUDA_CHECK_LAUNCH("tally_rehash_kernel");
+  } else {
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.tally_counts, 0, 8, stream));
+  }
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old table goes
+  tally_memory_ = std::move(memory);
+  view_.tally = x.tally;
+  view_.tally_counts = x.tally_counts;
+  view_.tally_mask = x.tally_mask;
+  view_.tally_limit = x.tally_limit;
+  tally_slots_ = slots;
+}
+
+void launch_claim_classes(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream) {
+  if (v.points() == 0) return;
+  claim_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v, old_grids);
+  SIMLOD_CUDA_CHECK_LAUNCH("claim_kernel");
 }
 
 void VoxelIndexStore::reserve(std::uint64_t entries, std::uint64_t size, cudaStream_t stream) {
@@ -152,6 +251,10 @@ void launch_fold(const BatchView& v, std::uint32_t old_grids, cudaStream_t strea
   if (v.index.record_bytes != 0) {
     winner_records_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
     SIMLOD_CUDA_CHECK_LAUNCH("winner_records_kernel");
+  }
+  if (v.index.averages != 0) {
+    average_fields_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
+    SIMLOD_CUDA_CHECK_LAUNCH("average_fields_kernel");
   }
   launch_write_colours(v.index, v.points(), stream);
 }

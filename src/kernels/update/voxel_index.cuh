@@ -41,14 +41,31 @@ class VoxelIndexStore {
   /// Throws CapacityError when the device has no memory for it (the index is then unchanged).
   void reserve(std::uint64_t entries, std::uint64_t size, cudaStream_t stream);
 
+  /// Average with a classification channel: the voxels' class counts (IndexView::tally).
+  [[nodiscard]] bool counts_classes() const {
+    return view_.averages != 0 && view_.layout.has(Attribute::Classification);
+  }
+  /// Doubles the class counts' slots (at least kFirstTallySlots), keeping every count (on
+  /// `stream`, waited for). Throws CapacityError when the device has no memory for them (the
+  /// counts are then unchanged).
+  void grow_tally(cudaStream_t stream);
+
  private:
   [[nodiscard]] std::uint64_t bytes_for(std::uint64_t capacity) const;
 
   IndexView view_;
   std::uint64_t capacity_ = 0;
+  std::uint64_t tally_slots_ = 0;
   bool ready_ = true;
-  DeviceMemory memory_;  ///< every array of the view, one allocation
+  DeviceMemory memory_;        ///< every array of the view, one allocation
+  DeviceMemory tally_memory_;  ///< the class counts and their two counters
 };
+
+/// Average with a classification channel: claims the class counts of every point of the
+/// pass in the inner nodes on its path (whose grid is `old_grids` or newer for the spill
+/// points), so that the fold pass finds them; sets tally_counts[1] when the table must grow
+/// first (kernels/update/voxel_index.cu).
+void launch_claim_classes(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream);
 
 /// Fold pass, after the insert pass of a batch that added its voxels' entries: every point of
 /// the batch (and the spill) folds into the index, then the changed voxels get their colours.
@@ -107,6 +124,41 @@ inline __device__ void mark_dirty(const IndexView& x, std::uint32_t e) {
   if (x.dirty[e] == 0 && atomicExch(&x.dirty[e], 1u) == 0) x.list[atomicAdd(&x.counts[1], 1u)] = e;
 }
 
+inline constexpr unsigned long long kTallyEmpty = ~0ull;
+
+/// The class count key of (node, cell, class) (cells below 2^24).
+inline __device__ unsigned long long tally_key(std::uint32_t node, std::uint32_t cell,
+                                               std::uint32_t cls) {
+  return index_key(node, cell << 8 | cls);
+}
+
+/// Makes sure `key` has a class count; false when the table holds tally_limit keys (it must
+/// grow first) or has no slots yet.
+inline __device__ bool tally_claim(const IndexView& x, unsigned long long key) {
+  if (x.tally == nullptr) return false;
+  for (std::uint64_t s = index_hash(key) & x.tally_mask;; s = (s + 1) & x.tally_mask) {
+    unsigned long long now = static_cast<volatile unsigned long long*>(x.tally)[2 * s];
+    if (now == key) return true;
+    if (now != kTallyEmpty) continue;
+    if (static_cast<volatile std::uint32_t*>(x.tally_counts)[0] >= x.tally_limit) return false;
+    now = atomicCAS(x.tally + 2 * s, kTallyEmpty, key);
+    if (now == kTallyEmpty) {  // a fresh slot's count (memset with its key) starts at 0;
+      x.tally[2 * s + 1] = 0;  // counts are added by a later kernel
+      atomicAdd(x.tally_counts, 1u);
+      return true;
+    }
+    if (now == key) return true;  // another thread claimed it
+  }
+}
+
+/// Adds n to the count of the claimed `key`; returns the new count.
+inline __device__ unsigned long long tally_add(const IndexView& x, unsigned long long key,
+                                               unsigned long long n) {
+  std::uint64_t s = index_hash(key) & x.tally_mask;
+  while (x.tally[2 * s] != key) s = (s + 1) & x.tally_mask;
+  return atomicAdd(x.tally + 2 * s + 1, n) + n;
+}
+
 /// Random with channels: whether (key, tail) beats (key2, tail2): the larger key, then the
 /// larger digest (a tail's high word; its low word names the point).
 inline __device__ bool beats(unsigned long long key, unsigned long long tail,
@@ -118,10 +170,11 @@ inline __device__ bool beats(unsigned long long key, unsigned long long tail,
 /// number in the pass) into entry `e`; when it beats the entry's pair, the entry takes both
 /// and is listed, and launch_fold() then copies the winner's record into the voxel, once per
 /// changed voxel. sm_90 on: a 16-byte compare-and-swap (two round trips a win, as the plain
-/// Random path's check and atomicMax); older GPUs take the entry's lock (word 2).
+/// Random path's check and atomicMax); older GPUs take the entry's lock (the word after the
+/// pair). Average with channels keeps its winner the same way (IndexView::winner).
 inline __device__ void fold_winner(const IndexView& x, std::uint32_t e, unsigned long long best,
                                    unsigned long long tail) {
-  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words + x.winner;
   volatile unsigned long long* seen = acc;
   if (!beats(best, tail, seen[0], seen[1])) return;  // it cannot win (pairs only grow)
 #if __CUDA_ARCH__ >= 900
@@ -152,6 +205,85 @@ inline __device__ void fold_winner(const IndexView& x, std::uint32_t e, unsigned
   }
   if (won) mark_dirty(x, e);
 #endif
+}
+
+/// What a point brings to the fold besides its position and colour: its record's digest
+/// (with channels) and, Average with channels, its intensity, NIR and class.
+struct PointExtras {
+  std::uint32_t digest = 0, intensity = 0, nir = 0, cls = 0;
+};
+
+/// The extras of a point with channel record `record` (nullptr: none).
+inline __device__ PointExtras point_extras(const IndexView& x, const std::byte* record) {
+  PointExtras p;
+  if (record == nullptr || x.record_bytes == 0) return p;
+  const auto* r = reinterpret_cast<const std::uint8_t*>(record);
+  p.digest = record_digest(r, x.record_bytes);
+  if (x.averages != 0) {
+    const ChannelLayout& l = x.layout;
+    if (l.has(Attribute::Intensity))
+      p.intensity = channel_uint(r, l.offset_of(Attribute::Intensity), 2);
+    if (l.has(Attribute::Nir)) p.nir = channel_uint(r, l.offset_of(Attribute::Nir), 2);
+    if (l.has(Attribute::Classification)) p.cls = r[l.offset_of(Attribute::Classification)];
+  }
+  return p;
+}
+
+/// Average with channels: folds point `i` (q, rgba, extras `ex`) into (node, cell): the
+/// colour, intensity and NIR sums, the winner (Random's key, then the digest) whose record
+/// the voxel takes, and the class count, which raises the entry's mode word. The warp's lanes
+/// of one cell combine first (sm_80 on: one lane takes the sums' atomics, one the winner's,
+/// one per class the count's); older GPUs fold per lane.
+inline __device__ void fold_average_record(const BatchView& v, std::uint32_t node,
+                                           std::uint32_t cell, const QuantPoint& q,
+                                           std::uint32_t rgba, std::uint32_t i,
+                                           const PointExtras& ex) {
+  const IndexView& x = v.index;
+  const unsigned long long key = index_key(node, cell);
+  unsigned long long best = random_key(q, rgba, x.seed);
+  std::uint32_t sum[6] = {red_of(rgba),   green_of(rgba), blue_of(rgba),
+                          alpha_of(rgba), ex.intensity,   ex.nir};
+  std::uint32_t count = 1;
+  unsigned long long same_class = 1;
+  bool sums_lead = true, winner_lead = true, class_lead = true;
+  std::uint32_t e = kNil;
+#if __CUDA_ARCH__ >= 800
+  const unsigned group = __match_any_sync(__activemask(), key);
+  const auto lane = static_cast<int>(threadIdx.x & 31u);
+  const int first = __ffs(group) - 1;
+  const unsigned long long own = best;
+  best = max_sync(group, best);
+  const std::uint32_t top = __reduce_max_sync(group, own == best ? ex.digest : 0u);  // odd
+  winner_lead = lane == __ffs(__ballot_sync(group, own == best && ex.digest == top)) - 1;
+  for (std::uint32_t& c : sum) c = __reduce_add_sync(group, c);  // at most 32 x 65535
+  count = static_cast<std::uint32_t>(__popc(group));
+  const unsigned classes = __match_any_sync(group, ex.cls);
+  same_class = static_cast<unsigned long long>(__popc(classes));
+  class_lead = lane == __ffs(classes) - 1;
+  sums_lead = lane == first;
+  if (sums_lead) e = index_find(x, key);
+  e = __shfl_sync(group, e, first);
+#else
+  e = index_find(x, key);
+#endif
+  if (e == kNil) {
+    if (sums_lead) v.flag(kOverflowIndex);
+    return;
+  }
+  unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
+  if (sums_lead) {
+    for (int c = 0; c < 4; ++c) atomicAdd(acc + c, static_cast<unsigned long long>(sum[c]));
+    atomicAdd(acc + 4, static_cast<unsigned long long>(count));
+    if (sum[4] != 0)
+      atomicAdd(acc + kAverageIntensityWord, static_cast<unsigned long long>(sum[4]));
+    if (sum[5] != 0) atomicAdd(acc + kAverageNirWord, static_cast<unsigned long long>(sum[5]));
+    mark_dirty(x, e);
+  }
+  if (winner_lead) fold_winner(x, e, best, static_cast<unsigned long long>(ex.digest) << 32 | i);
+  if (class_lead && x.tally != nullptr) {
+    const unsigned long long total = tally_add(x, tally_key(node, cell, ex.cls), same_class);
+    atomicMax(acc + kAverageModeWord, mode_word(total, ex.cls));
+  }
 }
 
 /// Folds point `i` of the pass, (q, rgba) with record digest `digest` (Random with channels;
@@ -197,14 +329,21 @@ inline __device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_
   mark_dirty(x, e);
 }
 
-/// Folds point `i` of the pass, `p` (its record's digest `digest`, see fold()), into its cell
-/// of every inner node on its path whose grid is `from_grid` or newer (0: every inner node).
+/// Folds point `i` of the pass, `p` (with extras `ex`, see fold()), into its cell of every
+/// inner node on its path whose grid is `from_grid` or newer (0: every inner node).
 inline __device__ void fold_point(const BatchView& v, const Point& p, std::uint32_t i,
-                                  std::uint32_t digest, std::uint32_t from_grid) {
+                                  const PointExtras& ex, std::uint32_t from_grid) {
   const QuantPoint q = quantize(p, v.quant_scale);
   const std::uint32_t g = v.params.grid_bits;
+  const bool averages = v.index.averages != 0;
   v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
-    if (link.grid >= from_grid) fold(v, node, cell_index(q, level, g), q, p.rgba, i, digest);
+    if (link.grid < from_grid) return;
+    const std::uint32_t cell = cell_index(q, level, g);
+    if (averages) {
+      fold_average_record(v, node, cell, q, p.rgba, i, ex);
+    } else {
+      fold(v, node, cell, q, p.rgba, i, ex.digest);
+    }
   });
 }
 

@@ -13,10 +13,13 @@ namespace {
 
 constexpr std::uint32_t kAverageWords = 5;  // a ColourSum
 constexpr std::uint32_t kWinnerWords = 3;   // Random with channels: key, digest, lock
-constexpr std::uint32_t kRecordWord = 6;    // Random with channels: the voxel's record
+// Average with channels: the ColourSum, the winner's words, intensity and NIR sums, the mode.
+constexpr std::uint32_t kAverageRecordWords = kAverageWords + kWinnerWords + 3;
+constexpr std::uint32_t kIntensityWord = kAverageWords + kWinnerWords,
+                        kNirWord = kIntensityWord + 1, kModeWord = kNirWord + 1;
 // Words of an entry: key, sample, accumulator, dirty flag (and record); a power of two, so
 // that an entry never straddles a line.
-constexpr std::uint32_t kRandomStride = 4, kWideStride = 8;
+constexpr std::uint32_t kRandomStride = 4, kWideStride = 8, kAverageRecordStride = 16;
 constexpr std::uint64_t kLine = 64;
 
 std::uint64_t key_of(std::uint32_t node, std::uint32_t cell) {
@@ -40,17 +43,19 @@ std::uint64_t* aligned(std::vector<std::uint64_t>& words) {
 }  // namespace
 
 VoxelIndex::VoxelIndex(const OctreeConfig& config) : seed_(config.sampling_seed) {
-  if (config.sampling == Sampling::Random) {
-    random_ = true;
-    words_ = 1;
-    stride_ = kRandomStride;
-    if (config.channels != 0) {
-      words_ = kWinnerWords;
-      stride_ = kWideStride;
-      record_bytes_ = channel_layout(config.channels).record_bytes;
-    }
-  }
-  if (config.sampling == Sampling::Average) {
+  if (config.sampling != Sampling::Random && config.sampling != Sampling::Average) return;
+  layout_ = channel_layout(config.channels);
+  random_ = config.sampling == Sampling::Random;
+  keyed_ = random_ || keeps_records();
+  if (random_) {
+    words_ = keeps_records() ? kWinnerWords : 1;
+    stride_ = keeps_records() ? kWideStride : kRandomStride;
+  } else if (keeps_records()) {
+    words_ = kAverageRecordWords;
+    stride_ = kAverageRecordStride;
+    averages_records_ = true;
+    counts_classes_ = layout_.has(Attribute::Classification);
+  } else {
     words_ = kAverageWords;
     stride_ = kWideStride;
   }
@@ -106,7 +111,7 @@ void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample,
   std::fill_n(entry, stride_, 0);
   entry[0] = key_of(node, cell);
   entry[1] = reinterpret_cast<std::uintptr_t>(sample);
-  if (record_bytes_ != 0) entry[kRecordWord] = reinterpret_cast<std::uintptr_t>(record);
+  if (keeps_records()) entry[3 + words_] = reinterpret_cast<std::uintptr_t>(record);
   link(e);
 }
 
@@ -118,48 +123,65 @@ std::uint32_t VoxelIndex::find(std::uint64_t key) const noexcept {
   }
 }
 
-void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
-                       const ColourSum& sum) noexcept {
+void VoxelIndex::merge(std::uint32_t node, std::uint32_t cell, const CellFold& f) noexcept {
   const std::uint32_t e = find(key_of(node, cell));
   std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
   std::uint64_t* acc = entry + 2;
+  if (random_ && keeps_records()) {
+    if (merge_winner(entry, acc, f)) mark_dirty(e);
+    return;
+  }
   if (random_) {
     std::atomic_ref<std::uint64_t> now(acc[0]);
     std::uint64_t seen = now.load(std::memory_order_relaxed);
-    if (best <= seen) return;  // the colour stays: nothing to write
-    while (seen < best && !now.compare_exchange_weak(seen, best, std::memory_order_relaxed)) {
+    if (f.best <= seen) return;  // the colour stays: nothing to write
+    while (seen < f.best && !now.compare_exchange_weak(seen, f.best, std::memory_order_relaxed)) {
     }
-  } else {
-    const std::uint64_t add[kAverageWords] = {sum.r, sum.g, sum.b, sum.a, sum.count};
-    for (std::uint32_t w = 0; w < kAverageWords; ++w) {
-      std::atomic_ref<std::uint64_t>(acc[w]).fetch_add(add[w], std::memory_order_relaxed);
-    }
+    mark_dirty(e);
+    return;
+  }
+  const auto add = [](std::uint64_t& word, std::uint64_t v) {
+    if (v != 0) std::atomic_ref<std::uint64_t>(word).fetch_add(v, std::memory_order_relaxed);
+  };
+  const std::uint64_t sums[kAverageWords] = {f.sum.r, f.sum.g, f.sum.b, f.sum.a, f.sum.count};
+  for (std::uint32_t w = 0; w < kAverageWords; ++w) add(acc[w], sums[w]);
+  if (averages_records_) {
+    merge_winner(entry, acc + kAverageWords, f);
+    add(acc[kIntensityWord], f.intensity);
+    add(acc[kNirWord], f.nir);
   }
   mark_dirty(e);
 }
 
-void VoxelIndex::merge_winner(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
-                              std::uint64_t digest, const std::byte* record) noexcept {
-  const std::uint32_t e = find(key_of(node, cell));
-  std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
-  std::uint64_t* acc = entry + 2;
-  std::atomic_ref<std::uint64_t> now(acc[0]);
-  if (best < now.load(std::memory_order_relaxed)) return;  // it cannot win (keys only grow)
-  std::atomic_ref<std::uint64_t> lock(acc[2]);
+bool VoxelIndex::merge_winner(std::uint64_t* entry, std::uint64_t* w, const CellFold& f) noexcept {
+  std::atomic_ref<std::uint64_t> now(w[0]);
+  if (f.best < now.load(std::memory_order_relaxed)) return false;  // it cannot win (keys grow)
+  std::atomic_ref<std::uint64_t> lock(w[2]);
   while (lock.exchange(1, std::memory_order_acquire) != 0) {
     while (lock.load(std::memory_order_relaxed) != 0) {
     }
   }
   const std::uint64_t held = now.load(std::memory_order_relaxed);
-  const bool wins = best > held || (best == held && digest > acc[1]);
+  const bool wins = f.best > held || (f.best == held && f.digest > w[1]);
   if (wins) {
-    now.store(best, std::memory_order_relaxed);
-    acc[1] = digest;
-    std::memcpy(reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(entry[kRecordWord])),
-                record, record_bytes_);
+    now.store(f.best, std::memory_order_relaxed);
+    w[1] = f.digest;
+    std::memcpy(reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(entry[3 + words_])),
+                f.record, layout_.record_bytes);
   }
   lock.store(0, std::memory_order_release);
-  if (wins) mark_dirty(e);
+  return wins;
+}
+
+void VoxelIndex::tally(std::uint32_t node, std::uint32_t cell, std::uint32_t cls,
+                       std::uint64_t n) noexcept {
+  const std::uint64_t total = classes_.add(ClassTally::key_of(node, cell, cls), n);
+  const std::uint32_t e = find(key_of(node, cell));
+  std::atomic_ref<std::uint64_t> mode(base_[std::uint64_t{e} * stride_ + 2 + kModeWord]);
+  const std::uint64_t mine = mode_word(total, cls);
+  std::uint64_t seen = mode.load(std::memory_order_relaxed);
+  while (seen < mine && !mode.compare_exchange_weak(seen, mine, std::memory_order_relaxed)) {
+  }
 }
 
 void VoxelIndex::mark_dirty(std::uint32_t e) noexcept {
@@ -176,8 +198,13 @@ void VoxelIndex::write_colours(PoolView& pool) noexcept {
       std::uint64_t* entry = base_ + std::uint64_t{list_[i]} * stride_;
       const std::uint64_t* acc = entry + 2;
       std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
-      if (words_ == kAverageWords) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
+      if (!random_) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
       reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]))->rgba = rgba;
+      if (averages_records_) {
+        write_average_fields(
+            reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(entry[3 + words_])),
+            layout_, acc[kIntensityWord], acc[kNirWord], acc[4], acc[kModeWord]);
+      }
       entry[2 + words_] = 0;
     }
   });
@@ -189,6 +216,7 @@ void VoxelIndex::clear() noexcept {
   base_ = nullptr;
   std::vector<std::uint32_t>().swap(list_);
   std::vector<std::uint32_t>().swap(slots_);
+  classes_.clear();
   size_ = capacity_ = dirty_count_ = 0;
   ready_ = false;
 }

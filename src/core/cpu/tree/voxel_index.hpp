@@ -10,33 +10,63 @@
 //   word 0              key: node << 32 | cell
 //   word 1              the address of its sample (the voxel in its node's chunk list; chunks
 //                       never move)
-//   words 2 .. 2+w-1    accumulator: Random, the largest key (w = 1); Random with attribute
-//                       channels, the largest key, its record's digest and a lock (w = 3);
-//                       Average, the sums of red, green, blue, alpha and the count (w = 5, a
-//                       ColourSum)
+//   words 2 .. 2+w-1    accumulator (w words):
+//                         Random: the largest key (w = 1);
+//                         Random with attribute channels: the largest key, its record's
+//                         digest and a lock (w = 3);
+//                         Average: the sums of red, green, blue, alpha and the count (w = 5, a
+//                         ColourSum);
+//                         Average with channels: the ColourSum, then the largest Random key,
+//                         its digest and a lock (the point whose other attributes the voxel
+//                         takes), the sums of intensity and NIR and the mode word of its
+//                         classes (detail/channels.hpp) (w = 11)
 //   word 2+w            1 when folded into since the last write_colours()
-//   word 6              Random with channels: the address of the voxel's channel record
-//   (padding)           stride = 4 (Random, 32 bytes) or 8 (with channels, or Average: 64 bytes)
+//   word 3+w            with channels: the address of the voxel's channel record
+//   (padding)           stride = 4 (Random, 32 bytes), 8 (Random with channels, or Average: 64
+//                       bytes) or 16 (Average with channels: 128 bytes)
 // Beside it a list of the dirty entries (uint32, at most `capacity`) and the table: slots (a
 // power of two, at least twice the capacity) of uint32 entry numbers, empty = kNone, linear
-// probing. Bytes charged = capacity * (8 * stride + 4) + 64 + slots * 4.
+// probing. Bytes charged = capacity * (8 * stride + 4) + 64 + slots * 4, plus the class counts
+// (class_tally.hpp) with a classification channel under Average.
 //
-// Random with channels: merge_winner() takes the entry's lock (a spin lock: it is taken only by
-// a point that would win, a few times per voxel) to replace key, digest and record together.
-// Threads: add() and the merges may run concurrently with calls of their own kind; reserve(),
-// write_colours() and clear() run alone.
+// With channels, merge() takes the entry's lock (a spin lock: it is taken only by a point that
+// would win, a few times per voxel) to replace key, digest and record together; write_colours()
+// then writes Average's means and mode into the record.
+// Threads: add(), claim_class(), the merges and tally() may run concurrently with calls of their
+// own kind; reserve(), grow_classes(), write_colours() and clear() run alone.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "core/cpu/tree/class_tally.hpp"
 #include "core/cpu/tree/node.hpp"
 #include "core/thread_pool.hpp"
+#include "simlod/detail/channels.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/detail/sampling.hpp"
 #include "simlod/octree.hpp"
 
 namespace simlod::detail::cpu {
+
+/// What a run of points of one cell folds into its entry.
+struct CellFold {
+  std::uint64_t best = 0;                ///< Random (and Average with channels): the largest key,
+  std::uint64_t digest = 0;              ///< with channels its record's digest
+  const std::byte* record = nullptr;     ///< and its record
+  ColourSum sum;                         ///< Average
+  std::uint64_t intensity = 0, nir = 0;  ///< Average with channels: sums of the points' values
+
+  /// Adds a point of key `key` (0 without), record digest `dig` and colour `rgba`.
+  void add(std::uint64_t key, std::uint64_t dig, const std::byte* rec, std::uint32_t rgba) {
+    if (key > best || (key == best && dig > digest)) {
+      best = key;
+      digest = dig;
+      record = rec;
+    }
+    sum.add(rgba);
+  }
+};
 
 class VoxelIndex {
  public:
@@ -50,10 +80,10 @@ class VoxelIndex {
   void set_ready(bool ready) { ready_ = ready; }
 
   [[nodiscard]] std::uint64_t size() const { return size_; }
-  [[nodiscard]] std::uint64_t bytes() const { return bytes_for(capacity_); }
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_for(capacity_) + classes_.bytes(); }
   /// bytes() after reserve(entries).
   [[nodiscard]] std::uint64_t bytes_after_reserve(std::uint64_t entries) const {
-    return bytes_for(grown_capacity(entries));
+    return bytes_for(grown_capacity(entries)) + classes_.bytes();
   }
 
   /// Room for `entries` entries in all; keeps every entry. Throws std::bad_alloc (the index is
@@ -64,20 +94,38 @@ class VoxelIndex {
   /// `record`: the voxel's channel record (keeps_records()).
   void add(std::uint32_t node, std::uint32_t cell, Point* sample,
            std::byte* record = nullptr) noexcept;
-  /// Whether the accumulators are Random's keys (else Average's sums).
-  [[nodiscard]] bool random() const { return random_; }
-  /// Random with attribute channels: the voxel takes the record of its winner (merge_winner()).
-  [[nodiscard]] bool keeps_records() const { return record_bytes_ != 0; }
+  /// Whether points carry Random keys (Random; Average with channels, for the point whose
+  /// attributes the voxel takes).
+  [[nodiscard]] bool keyed() const { return keyed_; }
+  /// With attribute channels the voxel takes the record of its winner (merge()).
+  [[nodiscard]] bool keeps_records() const { return layout_.record_bytes != 0; }
+  /// Average with channels: intensity and NIR sums, and the classification's counts.
+  [[nodiscard]] bool averages_records() const { return averages_records_; }
+  /// Average with a classification channel: the voxel's class is the mode (tally()).
+  [[nodiscard]] bool counts_classes() const { return counts_classes_; }
+  [[nodiscard]] const ChannelLayout& layout() const { return layout_; }
   [[nodiscard]] std::uint32_t seed() const { return seed_; }
-  /// Folds samples into the accumulator of (node, cell), which must have an entry: Random, the
-  /// largest of their keys `best`; Average, their sums `sum`.
-  void merge(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
-             const ColourSum& sum) noexcept;
-  /// keeps_records(): folds the sample of key `best` and record digest `digest` into (node,
-  /// cell); when (best, digest) is larger than the entry's, the voxel takes `record`.
-  void merge_winner(std::uint32_t node, std::uint32_t cell, std::uint64_t best,
-                    std::uint64_t digest, const std::byte* record) noexcept;
-  /// Writes the colour of every entry folded into since the last call into its sample.
+
+  /// Folds a run of samples of (node, cell), which must have an entry: Random, the largest of
+  /// their keys; Average, their sums; with channels, the record of the largest (key, digest)
+  /// when it beats the entry's (the voxel then takes it) and Average's attribute sums.
+  void merge(std::uint32_t node, std::uint32_t cell, const CellFold& f) noexcept;
+
+  /// counts_classes(): makes sure (node, cell, cls) has a count; false when the counts are
+  /// too full to add it (grow_classes(), then claim again).
+  [[nodiscard]] bool claim_class(std::uint32_t node, std::uint32_t cell,
+                                 std::uint32_t cls) noexcept {
+    return classes_.claim(ClassTally::key_of(node, cell, cls));
+  }
+  /// Bytes grow_classes() adds; it throws std::bad_alloc (the counts then as before).
+  [[nodiscard]] std::uint64_t class_growth_bytes() const { return classes_.growth_bytes(); }
+  void grow_classes() { classes_.grow(); }
+  /// counts_classes(): n more points of class `cls` below (node, cell), claimed and with an
+  /// entry; the entry's mode follows.
+  void tally(std::uint32_t node, std::uint32_t cell, std::uint32_t cls, std::uint64_t n) noexcept;
+
+  /// Writes the colour of every entry folded into since the last call into its sample (and
+  /// with Average's channels, their means and mode into its record).
   void write_colours(PoolView& pool) noexcept;
   /// Drops every entry and frees the memory (not ready).
   void clear() noexcept;
@@ -89,18 +137,21 @@ class VoxelIndex {
   /// Lists the entry as folded into (once until write_colours()).
   void mark_dirty(std::uint32_t e) noexcept;
   void link(std::uint32_t entry) noexcept;  ///< puts the entry into the table
+  /// The winner words (key, digest, lock) at `w`: takes the fold's record when it wins.
+  bool merge_winner(std::uint64_t* entry, std::uint64_t* w, const CellFold& f) noexcept;
 
-  std::uint32_t words_ = 0;         ///< accumulator words per entry; 0 = no index
-  std::uint32_t stride_ = 0;        ///< words per entry
-  std::uint32_t seed_ = 0;          ///< Sampling::Random's seed
-  std::uint32_t record_bytes_ = 0;  ///< Random with channels: bytes of a channel record
-  bool random_ = false;
+  std::uint32_t words_ = 0;   ///< accumulator words per entry; 0 = no index
+  std::uint32_t stride_ = 0;  ///< words per entry
+  std::uint32_t seed_ = 0;    ///< Sampling::Random's seed
+  ChannelLayout layout_;      ///< the store's channel records (none: record_bytes 0)
+  bool random_ = false, keyed_ = false, averages_records_ = false, counts_classes_ = false;
   bool ready_ = true;
   std::uint64_t size_ = 0, capacity_ = 0, dirty_count_ = 0;  // size_, dirty_count_: atomic_ref
   std::vector<std::uint64_t> words_store_;  ///< the entries, from base_ (64-byte aligned) on
   std::uint64_t* base_ = nullptr;
   std::vector<std::uint32_t> list_;
   std::vector<std::uint32_t> slots_;
+  ClassTally classes_;
 };
 
 }  // namespace simlod::detail::cpu

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <new>
 
@@ -19,10 +20,38 @@
 namespace simlod::detail::cpu {
 namespace {
 
+/// What the index folds of one point: its key, record digest, record and colour, and Average's
+/// channel values (intensity, NIR, class) read from its record.
+struct PointFold {
+  std::uint64_t key = 0, digest = 0;
+  const std::byte* record = nullptr;
+  std::uint32_t rgba = 0, intensity = 0, nir = 0, cls = 0;
+};
+
+PointFold point_fold(const VoxelIndex& index, const QuantPoint& q, std::uint32_t rgba,
+                     const std::byte* record) {
+  PointFold p;
+  p.rgba = rgba;
+  if (index.keyed()) p.key = random_key(q, rgba, index.seed());
+  if (record == nullptr) return p;
+  const ChannelLayout& l = index.layout();
+  const auto* r = reinterpret_cast<const std::uint8_t*>(record);
+  p.record = record;
+  p.digest = record_digest(r, l.record_bytes);
+  if (index.averages_records()) {
+    if (l.has(Attribute::Intensity))
+      p.intensity = channel_uint(r, l.offset_of(Attribute::Intensity), 2);
+    if (l.has(Attribute::Nir)) p.nir = channel_uint(r, l.offset_of(Attribute::Nir), 2);
+    if (l.has(Attribute::Classification)) p.cls = r[l.offset_of(Attribute::Classification)];
+  }
+  return p;
+}
+
 /// Folds points into the voxel index, one thread's share: a run of points in the same cell of
 /// a level (points in scan order share the cells of coarse levels) is combined here and merged
 /// into the index once, which saves the lookups and atomics of the coarse levels (at the finest
-/// inner levels nearly every point has a cell of its own: perf-notes.md).
+/// inner levels nearly every point has a cell of its own: perf-notes.md). Within a run, a
+/// streak of points of one class counts once (Average's class counts).
 class Folder {
  public:
   Folder(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g)
@@ -34,13 +63,9 @@ class Folder {
   /// Folds the point (q, rgba) with channel record `record` (keeps_records(); else nullptr)
   /// into its cell of every inner node on its path from the root for which take(node) holds.
   template <class Take>
-  void point(const QuantPoint& q, std::uint32_t rgba, const std::byte* record,
-             std::uint32_t record_bytes, Take&& take) {
-    const std::uint64_t key = index_.random() ? random_key(q, rgba, index_.seed()) : 0;
-    const std::uint64_t digest =
-        record != nullptr
-            ? record_digest(reinterpret_cast<const std::uint8_t*>(record), record_bytes)
-            : 0;
+  void point(const QuantPoint& q, std::uint32_t rgba, const std::byte* record, Take&& take) {
+    const PointFold p = point_fold(index_, q, rgba, record);
+    const bool classes = index_.counts_classes();
     std::uint32_t node = 0;
     while (!nodes_[node].leaf()) {
       const CpuNode& n = nodes_[node];
@@ -52,13 +77,17 @@ class Folder {
           run = Run{};
           run.node = node;
           run.cell = cell;
+          run.cls = p.cls;
         }
-        if (key > run.best || (key == run.best && digest > run.digest)) {
-          run.best = key;
-          run.digest = digest;
-          run.record = record;
+        run.fold.add(p.key, p.digest, p.record, p.rgba);
+        run.fold.intensity += p.intensity;
+        run.fold.nir += p.nir;
+        if (classes && p.cls != run.cls) {
+          index_.tally(node, cell, run.cls, run.streak);
+          run.cls = p.cls;
+          run.streak = 0;
         }
-        run.sum.add(rgba);
+        ++run.streak;
       }
       node = n.first_child + child_octant(q, n.level);
     }
@@ -74,19 +103,15 @@ class Folder {
  private:
   struct Run {
     std::uint32_t node = kNone, cell = 0;
-    std::uint64_t best = 0;             // Random: the largest key,
-    std::uint64_t digest = 0;           // with channels its record's digest
-    const std::byte* record = nullptr;  // and its record
-    ColourSum sum;                      // Average
+    CellFold fold;
+    std::uint32_t cls = 0;     // counts_classes(): the class of the current streak
+    std::uint64_t streak = 0;  // and its points
   };
 
   void merge(const Run& run) noexcept {
     if (run.node == kNone) return;
-    if (index_.keeps_records()) {
-      index_.merge_winner(run.node, run.cell, run.best, run.digest, run.record);
-    } else {
-      index_.merge(run.node, run.cell, run.best, run.sum);
-    }
+    index_.merge(run.node, run.cell, run.fold);
+    if (index_.counts_classes()) index_.tally(run.node, run.cell, run.cls, run.streak);
   }
 
   VoxelIndex& index_;
@@ -95,23 +120,97 @@ class Folder {
   std::array<Run, kQuantBits + 1> runs_{};  // per level
 };
 
+/// Claims the class counts of points, one thread's share of a pass (Average with a
+/// classification channel): every (cell, class) of the inner nodes on a point's path for which
+/// take(node) holds gets its count, so that Folder's tally() cannot fail. Sets `full` (and
+/// stops claiming) when the counts must grow first.
+class Claimer {
+ public:
+  Claimer(VoxelIndex& index, const std::vector<CpuNode>& nodes, std::uint32_t g,
+          std::atomic<bool>& full)
+      : index_(index),
+        nodes_(nodes),
+        g_(g),
+        full_(full),
+        offset_(index.layout().offset_of(Attribute::Classification)) {
+    last_.fill(ClassTally::kEmpty);
+  }
+
+  template <class Take>
+  void point(const QuantPoint& q, const std::byte* record, Take&& take) {
+    if (full_.load(std::memory_order_relaxed)) return;
+    const auto cls = static_cast<std::uint32_t>(record[offset_]);
+    for (std::uint32_t node = 0; !nodes_[node].leaf();) {
+      const CpuNode& n = nodes_[node];
+      if (take(node)) {
+        const std::uint32_t cell = cell_index(q, n.level, g_);
+        const std::uint64_t key = ClassTally::key_of(node, cell, cls);
+        if (key != last_[n.level]) {  // points in scan order repeat the coarse levels' keys
+          if (!index_.claim_class(node, cell, cls)) full_.store(true, std::memory_order_relaxed);
+          last_[n.level] = key;
+        }
+      }
+      node = n.first_child + child_octant(q, n.level);
+    }
+  }
+
+ private:
+  VoxelIndex& index_;
+  const std::vector<CpuNode>& nodes_;
+  std::uint32_t g_;
+  std::atomic<bool>& full_;
+  std::uint32_t offset_;
+  std::array<std::uint64_t, kQuantBits + 1> last_;  // the last key claimed per level
+};
+
+/// Runs pass(full) (Claimers over the points) until no Claimer found the counts full, growing
+/// them in between; `room(bytes)` checks the memory before each growth (throws CapacityError).
+template <class Pass, class Room>
+void claim_classes(VoxelIndex& index, Pass&& pass, Room&& room) {
+  if (!index.counts_classes()) return;
+  for (;;) {
+    std::atomic<bool> full{false};
+    pass(full);
+    if (!full.load()) return;
+    room(index.class_growth_bytes());
+    index.grow_classes();
+  }
+}
+
 }  // namespace
 
 void Updater::fold_batch(Batch& b) noexcept {
   VoxelIndex& index = store_.index;
   const std::uint32_t g = geometry_.grid_bits;
   const std::size_t own = b.input.size();
-  const auto bytes = static_cast<std::uint32_t>(b.record_bytes);
   const bool records = index.keeps_records();
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
     Folder folder(index, nodes_, g);
     for (std::size_t i = lo; i < hi; ++i) {
       const bool stored = i >= own;
-      folder.point(b.q[i], b.point(i).rgba, records ? b.record(i) : nullptr, bytes,
+      folder.point(b.q[i], b.point(i).rgba, records ? b.record(i) : nullptr,
                    [&](std::uint32_t node) { return !stored || nodes_[node].grid >= b.old_grids; });
     }
   });
   index.write_colours(pool_);
+}
+
+void Updater::claim_batch_classes(Batch& b) {
+  VoxelIndex& index = store_.index;
+  const std::size_t own = b.input.size();
+  const auto pass = [&](std::atomic<bool>& full) {
+    pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
+      Claimer claimer(index, nodes_, geometry_.grid_bits, full);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const bool stored = i >= own;
+        claimer.point(b.q[i], b.record(i), [&](std::uint32_t node) {
+          return !stored || nodes_[node].grid >= b.old_grids;
+        });
+      }
+    });
+  };
+  claim_classes(index, pass,
+                [&](std::uint64_t bytes) { require(b, bytes, "class counts of the voxel index"); });
 }
 
 void index_tree(TreeStore& store, PoolView& pool) {
@@ -160,13 +259,44 @@ void index_tree(TreeStore& store, PoolView& pool) {
   const std::uint32_t g = store.geometry.grid_bits;
   const float scale = store.geometry.quant_scale;
   const ReadView view = store.read();
+  const auto claim_pass = [&](std::atomic<bool>& full) {
+    pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+      Claimer claimer(index, nodes, g, full);
+      for (std::size_t id = lo; id < hi; ++id) {
+        if (!nodes[id].leaf()) continue;
+        view.for_each_run(id, [&](const Point* p, const std::byte* r, std::size_t count) {
+          for (std::size_t j = 0; j < count; ++j) {
+            claimer.point(quantize(p[j], scale), r + j * bytes, [](std::uint32_t) { return true; });
+          }
+        });
+      }
+    });
+  };
+  try {  // a failure leaves the store without an index, as before the call
+    claim_classes(index, claim_pass, [&](std::uint64_t more) {
+      if (store.limit != 0 && store.charged() + more > store.limit) {
+        throw CapacityError(fmt::format(
+            "the class counts of the octree's voxel index need {} more bytes, but only {} of "
+            "the {} reserved bytes are free; nothing was inserted",
+            more, store.limit - std::min(store.limit, store.charged()), store.limit));
+      }
+    });
+  } catch (const std::bad_alloc&) {
+    index.clear();
+    throw CapacityError(
+        "host memory ran out while counting the classes of the octree's voxels; "
+        "nothing was inserted");
+  } catch (...) {
+    index.clear();
+    throw;
+  }
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     Folder folder(index, nodes, g);
     for (std::size_t id = lo; id < hi; ++id) {
       if (!nodes[id].leaf()) continue;
       view.for_each_run(id, [&](const Point* p, const std::byte* r, std::size_t count) {
         for (std::size_t j = 0; j < count; ++j) {
-          folder.point(quantize(p[j], scale), p[j].rgba, records ? r + j * bytes : nullptr, bytes,
+          folder.point(quantize(p[j], scale), p[j].rgba, records ? r + j * bytes : nullptr,
                        [](std::uint32_t) { return true; });
         }
       });

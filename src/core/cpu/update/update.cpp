@@ -75,6 +75,7 @@ void Updater::run(std::span<const Point> batch, std::span<const std::byte> recor
     fault_point("sample");
     plan_chunks(b);
     fault_point("plan");
+    claim_batch_classes(b);  // after the index's reserve: nothing after this step can fail
   } catch (const std::bad_alloc&) {
     rollback(b);
     b.release();

@@ -31,6 +31,9 @@ class Updater {
   /// Filtered colours: the batch's points fold into the voxel index, then the voxels they
   /// changed get their colours (filter.cpp).
   void fold_batch(Batch& b) noexcept;
+  /// Average with a classification channel: claims the class counts fold_batch() adds to, so
+  /// that it cannot fail (grows them; CapacityError past the memory reserve).
+  void claim_batch_classes(Batch& b);
   void rollback(Batch& b) noexcept;
 
   /// Throws CapacityError when `extra` more bytes would exceed the reserve.
