@@ -269,8 +269,9 @@ simlod_tool_test(tool_render_channels NEEDS_DATA
   STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
        --sampling average --color classification,intensity --channels -o <WORK>/a
        "OUT=100000 points" EXISTS=<WORK>/a-overview-classification.png
-  STEP render <DATA>/formats/f6.las --backend cpu --views overview --sampling weighted
-       --color classification --channels -o <WORK>/w RC=1 "ERR=not with Weighted"
+  STEP render <DATA>/formats/f6.las --backend cpu --width 64 --height 48 --views overview
+       --sampling weighted --color classification --channels -o <WORK>/w "OUT=100000 points"
+       EXISTS=<WORK>/w-overview.png
   STEP render <DATA>/bun_zipper.ply --backend cpu --color classification --channels
        -o <WORK>/b RC=1 "ERR=asked for classification but the PLY file has no such attribute")
 # Colour by elevation: asked for, and by default for a file without colour.

@@ -74,8 +74,8 @@ struct OctreeConfig {
   std::uint32_t sampling_seed = 1;  ///< Sampling::Random: the hash seed (any value)
   /// Attributes the octree keeps beside every sample (attribute_bit() of each; none by
   /// default), so that rasterize() can colour by them (View::color) and snapshots return them.
-  /// A leaf keeps its points' attributes; a voxel takes the attributes of the sample whose
-  /// colour it took. Batches then go in with insert(points, attributes). Memory: each sample
+  /// A leaf keeps its points' attributes; a voxel's follow its sampling (below). Batches then
+  /// go in with insert(points, attributes). Memory: each sample
   /// takes the channels' record on top of its 16 bytes (detail/channels.hpp; e.g. 4 bytes for
   /// intensity + classification, OctreeStats::bytes_channels). Voxel attributes by sampling:
   /// - FirstCome and Random: the record of the point whose colour the voxel took
@@ -85,8 +85,10 @@ struct OctreeConfig {
   ///   the point Random would pick, so that they belong to one measured point
   ///   (detail/channels.hpp); both backends, exact batch by batch. The voxel index then takes
   ///   about 140 bytes per voxel, and with classification 16-byte class counts
-  ///   per (voxel, class) in a table at most half full; grids of at most 256 cells a side;
-  /// - Weighted: refused (InvalidInput).
+  ///   per (voxel, class) in a table at most half full; grids of at most 256 cells a side
+  ///   with classification;
+  /// - Weighted: Average's rules for the channels (exact batch by batch); the colours come
+  ///   from finalize() as without channels, into the voxels beside their records.
   /// The incremental builder (insert, insert_now, update) and build(points, attributes, ...)
   /// keep them.
   AttributeMask channels = 0;

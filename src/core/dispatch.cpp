@@ -89,6 +89,7 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
 bool finalize(TreeStores& s, BuildStats& stats) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda) {
+    if (cuda::recolour_in_place(*s.cuda, stats)) return true;  // an octree with channels
     cuda::Owned<cuda::TreeStore> fresh = cuda::rebuild_for_colours(*s.cuda, stats);
     if (!fresh) return false;
     // The update state keeps its scratch and buffers (the same layout), pointed at the new

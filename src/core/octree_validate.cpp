@@ -36,17 +36,11 @@ void validate_config(const OctreeConfig& c) {
     bad(fmt::format("channels = {:#x} has bits that name no attribute (at most {:#x})", c.channels,
                     kAllAttributes));
   }
-  if (c.channels != 0 && c.sampling == Sampling::Weighted) {
-    bad(fmt::format(
-        "attribute channels ({}) are kept with Sampling::FirstCome, Random and Average in this "
-        "version, not with Weighted",
-        attribute_names(c.channels)));
-  }
-  if (c.sampling == Sampling::Average && has_attribute(c.channels, Attribute::Classification) &&
-      c.voxel_grid > 256) {
+  if ((c.sampling == Sampling::Average || c.sampling == Sampling::Weighted) &&
+      has_attribute(c.channels, Attribute::Classification) && c.voxel_grid > 256) {
     bad(
-        fmt::format("voxel_grid = {}: Sampling::Average with a classification channel counts "
-                    "classes per cell of grids of at most 256 cells a side",
+        fmt::format("voxel_grid = {}: Sampling::Average and Weighted with a classification "
+                    "channel count classes per cell of grids of at most 256 cells a side",
                     c.voxel_grid));
   }
 }

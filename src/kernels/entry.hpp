@@ -101,10 +101,17 @@ void build_bulk(TreeStore& store, std::span<const Point> host, DeviceBatchStore*
 /// Sampling::Weighted, whose colours do not decompose per batch: the tree of `store`'s points
 /// built again by the bulk builder into a new store (the same nodes and points; every voxel
 /// colour computed bottom-up), when batches went in since the colours were computed; null
-/// otherwise. Throws CapacityError when the new store does not fit beside the old one (which
+/// otherwise, and for a store with channels (recolour_in_place()). Throws CapacityError when
+/// the new store does not fit beside the old one (which
 /// stays as it was) (kernels/bulk/rebuild.cu). `stats`: the bulk build's, with the gathered
 /// points in scratch_bytes.
 [[nodiscard]] Owned<TreeStore> rebuild_for_colours(const TreeStore& store, BuildStats& stats);
+/// The same for a store with attribute channels, whose voxels keep their places (beside their
+/// records, which the voxel index keeps by Average's rules): the tree is built again without
+/// channels, and each of its voxels gives its colour to the store's voxel of the same node
+/// and cell. False for a store without channels (rebuild_for_colours() then) or with nothing
+/// to compute. Throws as rebuild_for_colours (the store then keeps its first-come colours).
+bool recolour_in_place(TreeStore& store, BuildStats& stats);
 
 // DeviceBatch (kernels/update/device_batch.cu).
 /// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.

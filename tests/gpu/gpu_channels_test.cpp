@@ -131,6 +131,32 @@ TEST(GpuChannels, AverageVoxelsTakeMeansModesAndWinnersAsOnTheCpu) {
   EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), gpu.snapshot(), mask), 100'000u);
 }
 
+TEST(GpuChannels, WeightedColoursAndAveragesChannelsAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = channel_scene(800'000);
+  const AttributeMask mask = attribute_bit(Attribute::Intensity) |
+                             attribute_bit(Attribute::Classification) |
+                             attribute_bit(Attribute::GpsTime);
+  Octree gpu = build(s, Backend::Cuda, mask, 150'000, Sampling::Weighted);
+  Octree cpu = build(s, Backend::Cpu, mask, 150'000, Sampling::Weighted);
+  gpu.finalize();  // the weighted colours, into the voxels beside their records
+  cpu.finalize();
+  EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), gpu.snapshot(), mask), 50'000u);
+  // The colours are those of the tree without channels.
+  Octree plain = build(s, Backend::Cuda, 0, 150'000, Sampling::Weighted);
+  plain.finalize();
+  expect_same_tree(plain.snapshot(), gpu.snapshot(), /*colours=*/true);
+  // build() finalizes by itself.
+  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  const Octree built = Octree::build(s.points, part, s.bounds,
+                                     {.backend = Backend::Cuda,
+                                      .max_points_per_leaf = 5000,
+                                      .chunk_capacity = 500,
+                                      .sampling = Sampling::Weighted,
+                                      .channels = mask});
+  EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), built.snapshot(), mask), 50'000u);
+}
+
 TEST(GpuChannels, BuildWithChannelsGivesTheCpuBuildsTree) {
   SIMLOD_REQUIRE_GPU();
   const ChannelScene s = channel_scene(600'000);
@@ -200,6 +226,13 @@ TEST(GpuChannels, SanitizerSmallScene) {
   const Octree avg = build(s, Backend::Cuda, average, 20'000, Sampling::Average);
   const Octree avg_cpu = build(s, Backend::Cpu, average, 20'000, Sampling::Average);
   EXPECT_GT(expect_same_voxel_records(avg_cpu.snapshot(), avg.snapshot(), average), 1000u);
+  // Weighted's colours come into the voxels beside their records.
+  Octree weighted = build(s, Backend::Cuda, average, 20'000, Sampling::Weighted);
+  weighted.finalize();
+  Octree weighted_cpu = build(s, Backend::Cpu, average, 20'000, Sampling::Weighted);
+  weighted_cpu.finalize();
+  EXPECT_GT(expect_same_voxel_records(weighted_cpu.snapshot(), weighted.snapshot(), average),
+            1000u);
   View view = View::overview(s.box, 64, 64);
   view.color = ColorMode::Intensity;
   Framebuffer fb(64, 64, Backend::Cuda);

@@ -4,6 +4,8 @@
 // stored points again with the bulk builder. The points are gathered leaf by leaf into a
 // device batch (in tree order, which the builder's split counts fastest); the bulk builder
 // gives the same nodes and points (its tests) and computes every colour bottom-up.
+#include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "kernels/tree/host_tree.hpp"
 #include "kernels/tree/store.cuh"
 #include "kernels/update/device_batch.cuh"
+#include "kernels/update/voxel_index.cuh"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
@@ -34,12 +37,31 @@ __global__ void __launch_bounds__(kGatherBlock)
   }
 }
 
-}  // namespace
-
-Owned<TreeStore> rebuild_for_colours(const TreeStore& old, BuildStats& stats) {
-  if (old.config.sampling != Sampling::Weighted || !old.stale_colours) {
-    return Owned<TreeStore>(nullptr, nullptr);
+/// A block per inner node of the rebuilt tree (head chunk, voxels, the same node's id in the
+/// old tree, level): every voxel gives its colour to the old tree's voxel of its cell, found
+/// through the old tree's voxel index.
+__global__ void __launch_bounds__(kGatherBlock)
+    recolour_kernel(TreeView fresh, IndexView x, const uint4* nodes, float quant_scale) {
+  const uint4 node = nodes[blockIdx.x];
+  const std::uint32_t cap = fresh.params.chunk_capacity;
+  const std::uint32_t g = fresh.params.grid_bits;
+  std::uint32_t chunk = node.x;
+  for (std::uint32_t done = 0; done < node.y; done += cap) {
+    const std::uint32_t n = min(cap, node.y - done);
+    const Point* voxels = fresh.chunk_data(chunk);
+    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+      const Point p = voxels[j];
+      const std::uint32_t cell = cell_index(quantize(p, quant_scale), node.w, g);
+      const std::uint32_t e = index_find(x, index_key(node.z, cell));
+      if (e != kNil) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = p.rgba;
+    }
+    chunk = *fresh.chunk_next(chunk);
   }
+}
+
+/// The points of `old`'s leaves gathered into a device batch (in tree order) and built again
+/// by the bulk builder into a store of `config`.
+Owned<TreeStore> rebuild(const TreeStore& old, const OctreeConfig& config, BuildStats& stats) {
   DeviceScope scope(old.config.device);
   cudaStream_t s = old.stream_handle();
   HostTreeCopy copy;
@@ -65,12 +87,66 @@ Owned<TreeStore> rebuild_for_colours(const TreeStore& old, BuildStats& stats) {
       old.writer, static_cast<const uint4*>(list.get()), batch->points);
   SIMLOD_CUDA_CHECK_LAUNCH("gather_kernel");
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the host list goes out of scope
-  Owned<TreeStore> fresh = create_store(old.config, old.geometry);
+  Owned<TreeStore> fresh = create_store(config, old.geometry);
   stats.points = n;
   build_bulk(*fresh, {}, batch.get(), n, stats);
   stats.scratch_bytes += n * sizeof(Point);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fresh->stream_handle()));  // the batch is read
   return fresh;
+}
+
+}  // namespace
+
+Owned<TreeStore> rebuild_for_colours(const TreeStore& old, BuildStats& stats) {
+  if (old.config.sampling != Sampling::Weighted || !old.stale_colours || old.config.channels != 0) {
+    return Owned<TreeStore>(nullptr, nullptr);
+  }
+  return rebuild(old, old.config, stats);
+}
+
+bool recolour_in_place(TreeStore& old, BuildStats& stats) {
+  if (old.config.sampling != Sampling::Weighted || !old.stale_colours || old.config.channels == 0) {
+    return false;
+  }
+  DeviceScope scope(old.config.device);
+  OctreeConfig plain = old.config;
+  plain.channels = 0;  // the colours only
+  const Owned<TreeStore> fresh = rebuild(old, plain, stats);
+  HostTreeCopy mine, theirs;
+  copy_nodes(old, mine);
+  copy_nodes(*fresh, theirs);
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(old.stream_handle()));
+  SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fresh->stream_handle()));
+  std::map<std::array<std::uint32_t, 4>, std::uint32_t> id_of;  // (level, x, y, z) -> old id
+  for (std::uint32_t id = 0; id < mine.nodes.size(); ++id) {
+    const DeviceNode& d = mine.nodes[id];
+    id_of[{d.level, d.x, d.y, d.z}] = id;
+  }
+  std::vector<uint4> inner;
+  for (std::uint32_t id = 0; id < theirs.nodes.size(); ++id) {
+    const DeviceNode& d = theirs.nodes[id];
+    if (theirs.links[id].first_child == kNil || d.count == 0) continue;
+    const auto it = id_of.find({d.level, d.x, d.y, d.z});
+    if (it == id_of.end()) {
+      throw Error(
+          "internal error: the tree built again for its weighted colours has a node the octree "
+          "lacks");
+    }
+    inner.push_back(make_uint4(d.head, d.count, it->second, d.level));
+  }
+  if (!inner.empty()) {
+    cudaStream_t s = old.stream_handle();
+    const DeviceMemory list = make_device(inner.size() * sizeof(uint4), "the list of nodes");
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(list.get(), inner.data(), inner.size() * sizeof(uint4),
+                                      cudaMemcpyHostToDevice, s));
+    recolour_kernel<<<static_cast<unsigned>(inner.size()), kGatherBlock, 0, s>>>(
+        fresh->writer, old.index.view(), static_cast<const uint4*>(list.get()),
+        old.geometry.quant_scale);
+    SIMLOD_CUDA_CHECK_LAUNCH("recolour_kernel");
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the list and the rebuilt tree go
+  }
+  old.stale_colours = false;
+  return true;
 }
 
 }  // namespace simlod::detail::cuda

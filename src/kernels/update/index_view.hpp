@@ -56,7 +56,10 @@ struct IndexView {
   /// With channels: the accumulator word of the winner pair (0 for Random, 6 for Average).
   std::uint32_t winner = 0;
   /// Average with channels: means, mode and a winner's record (detail/channels.hpp).
+  /// Weighted with channels keeps the same for its records.
   std::uint32_t averages = 0;
+  /// 1: the colour pass writes colours; 0 (Weighted with channels): finalize() does.
+  std::uint32_t colours = 1;
   ChannelLayout layout;                 ///< of the records (with channels)
   unsigned long long* tally = nullptr;  ///< class counts: (key, count) per slot
   std::uint32_t* tally_counts = nullptr;

@@ -134,7 +134,7 @@ __global__ void colour_kernel(IndexView x) {
     const unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
     std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
     if (x.random == 0) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-    reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = rgba;
+    if (x.colours != 0) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = rgba;
     x.dirty[e] = 0;
   }
 }
@@ -151,8 +151,10 @@ VoxelIndexStore::VoxelIndexStore(const OctreeConfig& config) {
       view_.record_bytes = channel_layout(config.channels).record_bytes;
     }
   }
-  if (config.sampling == Sampling::Average) {
+  const bool weighted_records = config.sampling == Sampling::Weighted && config.channels != 0;
+  if (config.sampling == Sampling::Average || weighted_records) {
     view_.words = kAverageWords;
+    view_.colours = weighted_records ? 0 : 1;
     if (config.channels != 0) {
       view_.words = kAverageRecordWords;
       view_.winner = kAverageWinnerWord;

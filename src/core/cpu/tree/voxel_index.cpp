@@ -43,7 +43,13 @@ std::uint64_t* aligned(std::vector<std::uint64_t>& words) {
 }  // namespace
 
 VoxelIndex::VoxelIndex(const OctreeConfig& config) : seed_(config.sampling_seed) {
-  if (config.sampling != Sampling::Random && config.sampling != Sampling::Average) return;
+  // Weighted keeps an index only for its channels (Average's rules; finalize() the colours).
+  const bool weighted_records = config.sampling == Sampling::Weighted && config.channels != 0;
+  if (config.sampling != Sampling::Random && config.sampling != Sampling::Average &&
+      !weighted_records) {
+    return;
+  }
+  writes_colours_ = !weighted_records;
   layout_ = channel_layout(config.channels);
   random_ = config.sampling == Sampling::Random;
   keyed_ = random_ || keeps_records();
@@ -113,6 +119,18 @@ void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample,
   entry[1] = reinterpret_cast<std::uintptr_t>(sample);
   if (keeps_records()) entry[3 + words_] = reinterpret_cast<std::uintptr_t>(record);
   link(e);
+}
+
+Point* VoxelIndex::sample_of(std::uint32_t node, std::uint32_t cell) const noexcept {
+  if (slots_.empty()) return nullptr;
+  const std::uint64_t key = key_of(node, cell);
+  const std::uint64_t mask = slots_.size() - 1;
+  for (std::uint64_t s = hash_of(key) & mask;; s = (s + 1) & mask) {
+    const std::uint32_t e = slots_[s];
+    if (e == kNone) return nullptr;
+    const std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
+    if (entry[0] == key) return reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]));
+  }
 }
 
 std::uint32_t VoxelIndex::find(std::uint64_t key) const noexcept {
@@ -199,7 +217,8 @@ void VoxelIndex::write_colours(PoolView& pool) noexcept {
       const std::uint64_t* acc = entry + 2;
       std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
       if (!random_) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-      reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]))->rgba = rgba;
+      if (writes_colours_)
+        reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]))->rgba = rgba;
       if (averages_records_) {
         write_average_fields(
             reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(entry[3 + words_])),

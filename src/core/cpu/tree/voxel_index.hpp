@@ -16,7 +16,9 @@
 //                         digest and a lock (w = 3);
 //                         Average: the sums of red, green, blue, alpha and the count (w = 5, a
 //                         ColourSum);
-//                         Average with channels: the ColourSum, then the largest Random key,
+//                         Average with channels (and Weighted with channels, whose colours
+//                         finalize() computes, so its sums go unused): the ColourSum, then
+//                         the largest Random key,
 //                         its digest and a lock (the point whose other attributes the voxel
 //                         takes), the sums of intensity and NIR and the mode word of its
 //                         classes (detail/channels.hpp) (w = 11)
@@ -72,7 +74,7 @@ class VoxelIndex {
  public:
   explicit VoxelIndex(const OctreeConfig& config);
 
-  /// Whether the filter needs an index (Random, Average).
+  /// Whether the filter needs an index (Random, Average; Weighted with channels, for them).
   [[nodiscard]] bool enabled() const { return words_ != 0; }
   /// Whether every voxel of the store has its entry with all points folded in. A store the
   /// bulk builder wrote starts without (rebuild_index(), core/cpu/update/).
@@ -124,8 +126,12 @@ class VoxelIndex {
   /// entry; the entry's mode follows.
   void tally(std::uint32_t node, std::uint32_t cell, std::uint32_t cls, std::uint64_t n) noexcept;
 
-  /// Writes the colour of every entry folded into since the last call into its sample (and
-  /// with Average's channels, their means and mode into its record).
+  /// The voxel of (node, cell); nullptr when it has no entry.
+  [[nodiscard]] Point* sample_of(std::uint32_t node, std::uint32_t cell) const noexcept;
+
+  /// Writes the colour of every entry folded into since the last call into its sample (not
+  /// for Weighted, whose colours finalize() computes) and with Average's channels (Weighted's
+  /// too) their means and mode into its record.
   void write_colours(PoolView& pool) noexcept;
   /// Drops every entry and frees the memory (not ready).
   void clear() noexcept;
@@ -145,6 +151,7 @@ class VoxelIndex {
   std::uint32_t seed_ = 0;    ///< Sampling::Random's seed
   ChannelLayout layout_;      ///< the store's channel records (none: record_bytes 0)
   bool random_ = false, keyed_ = false, averages_records_ = false, counts_classes_ = false;
+  bool writes_colours_ = true;  ///< false: Weighted with channels
   bool ready_ = true;
   std::uint64_t size_ = 0, capacity_ = 0, dirty_count_ = 0;  // size_, dirty_count_: atomic_ref
   std::vector<std::uint64_t> words_store_;  ///< the entries, from base_ (64-byte aligned) on

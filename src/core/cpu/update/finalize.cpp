@@ -30,9 +30,18 @@ bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats) {
     std::uint64_t peak = 0;
     const std::uint32_t cap = store.chunks.capacity();
     // A node's voxels are its occupied cells, as before: they are written again in cell order.
+    // With channels the voxels stay where they are, beside their records, and take their
+    // colours through the voxel index.
+    const bool in_place = store.index.enabled();
     bulk::voxelize_levels(
         v, pool, levels,
         [&](std::uint32_t id, std::vector<bulk::CellSample>&& voxels) {
+          if (in_place) {
+            for (const bulk::CellSample& c : voxels) {
+              if (Point* p = store.index.sample_of(id, c.cell)) p->rgba = c.rgba;
+            }
+            return;
+          }
           const CpuNode& n = nodes[id];
           std::uint32_t chunk = n.head;
           for (std::size_t k = 0; k < voxels.size(); ++k) {
