@@ -158,7 +158,7 @@ class HostModel {
     }
     /// The model's trees sample first-come: no voxel index.
     IndexView reserve_index(std::uint64_t, std::uint64_t) { return IndexView{}; }
-    IndexView claim_classes(const BatchView& v, std::uint32_t) { return v.index; }
+    IndexView reserve_classes(const BatchView& v, std::uint32_t) { return v.index; }
     void fold(const BatchView&, std::uint32_t) {}
     void insert(const BatchView& v) {
       const std::uint32_t pool = c().pool_size, top = c().chunk_top;

@@ -14,9 +14,10 @@
 //   IndexView reserve_index(uint64 entries, uint64 size);  room in the voxel index (holding
 //                                            `size`) for `entries` in all: the view as grown;
 //                                            throws CapacityError
-//   IndexView claim_classes(const BatchView&, uint32 old_grids);  Average's class counts for
-//                                            the pass (grown as needed: the view as grown);
-//                                            throws CapacityError
+//   IndexView reserve_classes(const BatchView&, uint32 depth);  room in Average's class counts
+//                                            for every pair the pass may add (its points x the
+//                                            tree's depth): the view as grown; throws
+//                                            CapacityError
 //   void fold(const BatchView&, uint32 old_grids);  the fold pass (filtered colours)
 //   void rollback(const BatchView&, uint32 old_nodes, uint32 split_bound, const Control& old);
 //                                            restore split leaves, then the whole Control
@@ -137,7 +138,7 @@ std::uint32_t run_batch(Exec& exec, const BatchView& base, const ArenaLayout& la
       // Every voxel has an entry: the index needs room for the batch's bound of new voxels.
       v.index = exec.reserve_index(old.voxels + ig.backlog, old.voxels);
       // Average's class counts grow here, where the batch can still be refused.
-      v.index = exec.claim_classes(v, old.grid_count);
+      v.index = exec.reserve_classes(v, after.depth);
     } catch (const CapacityError&) {
       if (splits) exec.rollback(v, old_nodes, split_bound, old);
       throw;

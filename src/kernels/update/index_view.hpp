@@ -23,10 +23,12 @@
 // counts[0] = entries. slots: a power of two, at least twice the capacity, of uint32 entry
 // numbers, empty = kNil, linear probing.
 //
-// Average with a classification channel: class counts, an allocation of their own (the CPU
-// store's core/cpu/tree/class_tally.hpp has the scheme): tally_mask + 1 slots of (key = node
-// << 32 | cell << 8 | class, count), empty key = ~0, linear probing, at most tally_limit keys
-// (half the slots); tally_counts[0] = keys, [1] = 1 when a claim found the table full.
+// Average with a classification channel: class counts, an allocation of their own:
+// tally_mask + 1 slots of (key = node << 32 | cell << 8 | class, count), empty key = ~0, linear
+// probing; tally_counts[0] = keys. Before each pass the table grows until it stays at most half
+// full with one new key per point and inner level of the pass (the most the pass can add), so
+// the fold pass takes slots for new keys itself and never finds the table full. (The CPU store
+// claims its pairs in a pass first instead: core/cpu/tree/class_tally.hpp.)
 #pragma once
 
 #include <cstdint>
@@ -64,7 +66,6 @@ struct IndexView {
   unsigned long long* tally = nullptr;  ///< class counts: (key, count) per slot
   std::uint32_t* tally_counts = nullptr;
   std::uint64_t tally_mask = 0;  ///< slots - 1 (no slots: 0 and tally null)
-  std::uint32_t tally_limit = 0;
 };
 
 /// Average with channels: the accumulator words after the ColourSum and the winner pair.

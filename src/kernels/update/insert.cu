@@ -56,23 +56,13 @@ class CudaExec {
     index_.reserve(entries, size, stream_);
     return index_.view();
   }
-  /// Average with a classification channel: claims the pass's class counts, growing them
-  /// until they all fit (CapacityError when the device has no memory). Returns the view.
-  IndexView claim_classes(BatchView v, std::uint32_t old_grids) {
+  /// Average with a classification channel: grows the class counts until they have room for
+  /// every (cell, class) pair the pass may add, one per point and inner level (`depth`), so
+  /// that the fold pass never finds them full (CapacityError when the device has no memory).
+  IndexView reserve_classes(const BatchView& v, std::uint32_t depth) {
     if (!index_.counts_classes()) return v.index;
-    for (;;) {
-      v.index = index_.view();
-      if (v.index.tally != nullptr) {
-        SIMLOD_CUDA_CHECK(cudaMemsetAsync(v.index.tally_counts + 1, 0, 4, stream_));
-        launch_claim_classes(v, old_grids, stream_);
-        std::uint32_t full = 0;
-        SIMLOD_CUDA_CHECK(
-            cudaMemcpyAsync(&full, v.index.tally_counts + 1, 4, cudaMemcpyDeviceToHost, stream_));
-        SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        if (full == 0) return v.index;
-      }
-      index_.grow_tally(stream_);
-    }
+    index_.reserve_tally(std::uint64_t{v.points()} * depth, stream_);
+    return index_.view();
   }
   void fold(const BatchView& v, std::uint32_t old_grids) { launch_fold(v, old_grids, stream_); }
   Control read_control() {

@@ -53,28 +53,12 @@ __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uin
   }
 }
 
-/// Average with a classification channel: claims the class counts the fold pass adds to.
-/// The warp's lanes of one key claim once (sm_70 on).
-__global__ void __launch_bounds__(kPointBlock) claim_kernel(BatchView v, std::uint32_t old_grids) {
-  const IndexView& x = v.index;
-  const std::uint32_t offset = x.layout.offset_of(Attribute::Classification);
-  const std::uint32_t g = v.params.grid_bits;
-  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
-       i += gridDim.x * blockDim.x) {
-    const Point p = v.point(i);
-    const QuantPoint q = quantize(p, v.quant_scale);
-    const auto cls =
-        static_cast<std::uint32_t>(reinterpret_cast<const std::uint8_t*>(v.record(i))[offset]);
-    const std::uint32_t from_grid = i < v.batch_points ? 0 : old_grids;
-    v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
-      if (link.grid < from_grid) return;
-      const unsigned long long key = tally_key(node, cell_index(q, level, g), cls);
-#if __CUDA_ARCH__ >= 700
-      const unsigned group = __match_any_sync(__activemask(), key);
-      if (static_cast<int>(threadIdx.x & 31u) != __ffs(group) - 1) return;
-#endif
-      if (!tally_claim(x, key)) x.tally_counts[1] = 1;
-    });
+/// Empties every slot of the class counts: key kTallyEmpty, count 0 (one 16-byte store each).
+__global__ void tally_clear_kernel(IndexView x, std::uint64_t slots) {
+  auto* slot = reinterpret_cast<ulonglong2*>(x.tally);
+  for (std::uint64_t s = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; s < slots;
+       s += std::uint64_t{gridDim.x} * blockDim.x) {
+    slot[s] = make_ulonglong2(kTallyEmpty, 0ull);
   }
 }
 
@@ -170,37 +154,42 @@ std::uint64_t VoxelIndexStore::bytes_for(std::uint64_t capacity) const {
   return (view_.words == 0 || capacity == 0 ? 0 : IndexLayout(capacity, view_.words).total) + tally;
 }
 
-void VoxelIndexStore::grow_tally(cudaStream_t stream) {
-  const std::uint64_t slots = std::max(kFirstTallySlots, 2 * tally_slots_);
+void VoxelIndexStore::reserve_tally(std::uint64_t more, cudaStream_t stream) {
+  std::uint32_t keys = 0;
+  if (tally_slots_ > 0) {
+    SIMLOD_CUDA_CHECK(
+        cudaMemcpyAsync(&keys, view_.tally_counts, 4, cudaMemcpyDeviceToHost, stream));
+    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  std::uint64_t slots = std::max(kFirstTallySlots, tally_slots_);
+  while (slots / 2 < keys + more) slots *= 2;  // at most half full
+  if (slots == tally_slots_) return;
+  if (slots / 2 >= kNil) {
+    throw CapacityError("the class counts of the voxel index would need " + std::to_string(slots) +
+                        " slots, more than they can count");
+  }
   DeviceMemory memory = make_device(slots * 16 + 8, "the class counts of the voxel index");
   IndexView x = view_;
   x.tally = static_cast<unsigned long long*>(memory.get());
   x.tally_counts = reinterpret_cast<std::uint32_t*>(x.tally + 2 * slots);
   x.tally_mask = slots - 1;
-  x.tally_limit = static_cast<std::uint32_t>(std::min<std::uint64_t>(slots / 2, kNil));
-  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.tally, 0xFF, slots * 16, stream));
+  // One 16-byte store per slot: keys and counts start from different bytes.
+  tally_clear_kernel<<<blocks_for(slots, kPointBlock), kPointBlock, 0, stream>>>(x, slots);
+  SIMLOD_CUDA_CHECK_LAUNCH("tally_clear_kernel");
+  SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.tally_counts, 0, 8, stream));
   if (tally_slots_ > 0) {
     SIMLOD_CUDA_CHECK(
         cudaMemcpyAsync(x.tally_counts, view_.tally_counts, 4, cudaMemcpyDeviceToDevice, stream));
     tally_rehash_kernel<<<blocks_for(tally_slots_, kPointBlock), kPointBlock, 0, stream>>>(
         view_.tally, tally_slots_, x);
     SIMLOD_CUDA_CHECK_LAUNCH("tally_rehash_kernel");
-  } else {
-    SIMLOD_CUDA_CHECK(cudaMemsetAsync(x.tally_counts, 0, 8, stream));
   }
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old table goes
   tally_memory_ = std::move(memory);
   view_.tally = x.tally;
   view_.tally_counts = x.tally_counts;
   view_.tally_mask = x.tally_mask;
-  view_.tally_limit = x.tally_limit;
   tally_slots_ = slots;
-}
-
-void launch_claim_classes(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream) {
-  if (v.points() == 0) return;
-  claim_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v, old_grids);
-  SIMLOD_CUDA_CHECK_LAUNCH("claim_kernel");
 }
 
 void VoxelIndexStore::reserve(std::uint64_t entries, std::uint64_t size, cudaStream_t stream) {

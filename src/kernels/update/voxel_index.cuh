@@ -45,10 +45,10 @@ class VoxelIndexStore {
   [[nodiscard]] bool counts_classes() const {
     return view_.averages != 0 && view_.layout.has(Attribute::Classification);
   }
-  /// Doubles the class counts' slots (at least kFirstTallySlots), keeping every count (on
-  /// `stream`, waited for). Throws CapacityError when the device has no memory for them (the
-  /// counts are then unchanged).
-  void grow_tally(cudaStream_t stream);
+  /// Grows the class counts (doubling, at least kFirstTallySlots slots) until `more` keys fit
+  /// beside the ones they hold, keeping every count (on `stream`, waited for). Throws
+  /// CapacityError when the device has no memory for them (the counts are then unchanged).
+  void reserve_tally(std::uint64_t more, cudaStream_t stream);
 
  private:
   [[nodiscard]] std::uint64_t bytes_for(std::uint64_t capacity) const;
@@ -58,14 +58,8 @@ class VoxelIndexStore {
   std::uint64_t tally_slots_ = 0;
   bool ready_ = true;
   DeviceMemory memory_;        ///< every array of the view, one allocation
-  DeviceMemory tally_memory_;  ///< the class counts and their two counters
+  DeviceMemory tally_memory_;  ///< the class counts and their key counter
 };
-
-/// Average with a classification channel: claims the class counts of every point of the
-/// pass in the inner nodes on its path (whose grid is `old_grids` or newer for the spill
-/// points), so that the fold pass finds them; sets tally_counts[1] when the table must grow
-/// first (kernels/update/voxel_index.cu).
-void launch_claim_classes(const BatchView& v, std::uint32_t old_grids, cudaStream_t stream);
 
 /// Fold pass, after the insert pass of a batch that added its voxels' entries: every point of
 /// the batch (and the spill) folds into the index, then the changed voxels get their colours.
@@ -132,31 +126,18 @@ inline __device__ unsigned long long tally_key(std::uint32_t node, std::uint32_t
   return index_key(node, cell << 8 | cls);
 }
 
-/// Makes sure `key` has a class count; false when the table holds tally_limit keys (it must
-/// grow first) or has no slots yet.
-inline __device__ bool tally_claim(const IndexView& x, unsigned long long key) {
-  if (x.tally == nullptr) return false;
-  for (std::uint64_t s = index_hash(key) & x.tally_mask;; s = (s + 1) & x.tally_mask) {
-    unsigned long long now = static_cast<volatile unsigned long long*>(x.tally)[2 * s];
-    if (now == key) return true;
-    if (now != kTallyEmpty) continue;
-    if (static_cast<volatile std::uint32_t*>(x.tally_counts)[0] >= x.tally_limit) return false;
-    now = atomicCAS(x.tally + 2 * s, kTallyEmpty, key);
-    if (now == kTallyEmpty) {  // a fresh slot's count (memset with its key) starts at 0;
-      x.tally[2 * s + 1] = 0;  // counts are added by a later kernel
-      atomicAdd(x.tally_counts, 1u);
-      return true;
-    }
-    if (now == key) return true;  // another thread claimed it
-  }
-}
-
-/// Adds n to the count of the claimed `key`; returns the new count.
+/// Adds n to the count of `key`, taking a slot for it if it has none (reserve_tally() left
+/// room for every key a pass adds); returns the new count.
 inline __device__ unsigned long long tally_add(const IndexView& x, unsigned long long key,
                                                unsigned long long n) {
-  std::uint64_t s = index_hash(key) & x.tally_mask;
-  while (x.tally[2 * s] != key) s = (s + 1) & x.tally_mask;
-  return atomicAdd(x.tally + 2 * s + 1, n) + n;
+  for (std::uint64_t s = index_hash(key) & x.tally_mask;; s = (s + 1) & x.tally_mask) {
+    unsigned long long now = static_cast<volatile unsigned long long*>(x.tally)[2 * s];
+    if (now == kTallyEmpty) {
+      now = atomicCAS(x.tally + 2 * s, kTallyEmpty, key);
+      if (now == kTallyEmpty) atomicAdd(x.tally_counts, 1u);  // a new key (its count is 0)
+    }
+    if (now == kTallyEmpty || now == key) return atomicAdd(x.tally + 2 * s + 1, n) + n;
+  }
 }
 
 /// Random with channels: whether (key, tail) beats (key2, tail2): the larger key, then the
