@@ -145,12 +145,7 @@ std::size_t expect_average_channels(const NodeSnapshot& s, std::span<const Point
 
 OctreeConfig average_config(AttributeMask mask, unsigned threads = 0,
                             Sampling sampling = Sampling::Average) {
-  return {.backend = Backend::Cpu,
-          .max_points_per_leaf = 1000,
-          .chunk_capacity = 100,
-          .cpu_threads = threads,
-          .sampling = sampling,
-          .channels = mask};
+  return channel_config(sampling, mask, threads);
 }
 
 TEST(AverageChannels, VoxelsFollowTheRulesInBatches) {

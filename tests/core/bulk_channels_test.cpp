@@ -17,15 +17,6 @@ constexpr AttributeMask kSome = attribute_bit(Attribute::Intensity) |
                                 attribute_bit(Attribute::Classification) |
                                 attribute_bit(Attribute::GpsTime);
 
-OctreeConfig config(Sampling sampling, AttributeMask mask, unsigned threads = 0) {
-  return {.backend = Backend::Cpu,
-          .max_points_per_leaf = 1000,
-          .chunk_capacity = 100,
-          .cpu_threads = threads,
-          .sampling = sampling,
-          .channels = mask};
-}
-
 TEST(BulkChannels, VoxelsTakeTheRecordOfTheirColoursPoint) {
   constexpr std::size_t kN = 50'000;
   const Scene& scene = random_scene(kN, 3);
@@ -34,7 +25,7 @@ TEST(BulkChannels, VoxelsTakeTheRecordOfTheirColoursPoint) {
   for (const Sampling sampling : {Sampling::FirstCome, Sampling::Random}) {
     for (const AttributeMask mask : {kAllAttributes, kSome}) {
       const Octree tree = Octree::build(points, slice_attributes(all, 0, kN, mask), scene.bounds,
-                                        config(sampling, mask));
+                                        channel_config(sampling, mask));
       const NodeSnapshot s = tree.snapshot();
       EXPECT_EQ(s.channels, mask);
       EXPECT_EQ(expect_channels_follow_colours(s, all, mask), kN);
@@ -47,14 +38,15 @@ TEST(BulkChannels, RandomEqualsTheIncrementalTreeAlsoWithBatchesAfterTheBuild) {
   constexpr std::size_t kN = 40'000;
   const Built streamed = build(kN, kSome, 6000, 1000, 0, Sampling::Random);
   const NodeSnapshot want = streamed.tree.snapshot();
-  const Octree bulk = Octree::build(streamed.points, streamed.attributes,
-                                    random_scene(kN, 3).bounds, config(Sampling::Random, kSome));
+  const Octree bulk =
+      Octree::build(streamed.points, streamed.attributes, random_scene(kN, 3).bounds,
+                    channel_config(Sampling::Random, kSome));
   expect_same_tree(want, bulk.snapshot(), /*colours=*/true);
   // Half built, the rest inserted: the first batch indexes the built voxels with their records.
   const std::size_t half = kN / 2;
-  Octree mixed = Octree::build(std::span(streamed.points).first(half),
-                               slice_attributes(streamed.attributes, 0, half, kSome),
-                               random_scene(kN, 3).bounds, config(Sampling::Random, kSome, 1));
+  Octree mixed = Octree::build(
+      std::span(streamed.points).first(half), slice_attributes(streamed.attributes, 0, half, kSome),
+      random_scene(kN, 3).bounds, channel_config(Sampling::Random, kSome, 1));
   for (std::size_t at = half; at < kN; at += 7000) {
     const std::size_t n = std::min<std::size_t>(7000, kN - at);
     mixed.insert(std::span(streamed.points).subspan(at, n),
@@ -72,7 +64,7 @@ TEST(BulkChannels, TiesGoToTheLargestRecordDigest) {
   const PointAttributes all = make_attributes(points.size());
   const Octree tree =
       Octree::build(points, slice_attributes(all, 0, points.size(), kSome),
-                    random_scene(kPositions, 11).bounds, config(Sampling::Random, kSome));
+                    random_scene(kPositions, 11).bounds, channel_config(Sampling::Random, kSome));
   EXPECT_GT(expect_ties_go_to_largest_digest(tree.snapshot(), all, kSome, kCopies), 1000u);
 }
 

@@ -71,17 +71,23 @@ struct Built {
   PointAttributes attributes;
 };
 
+/// The CPU octree of the channel tests: leaves of `leaf` points, chunks of 100 samples.
+inline OctreeConfig channel_config(Sampling sampling, AttributeMask mask, unsigned threads = 0,
+                                   std::uint32_t leaf = 1000) {
+  return {.backend = Backend::Cpu,
+          .max_points_per_leaf = leaf,
+          .chunk_capacity = 100,
+          .cpu_threads = threads,
+          .sampling = sampling,
+          .channels = mask};
+}
+
 /// The synthetic scene's points, coloured by index, inserted in batches with channels `mask`
 /// (CPU backend).
 inline Built build(std::size_t n, AttributeMask mask, std::size_t batch, std::uint32_t leaf = 1000,
                    unsigned threads = 0, Sampling sampling = Sampling::FirstCome) {
   const Scene& scene = random_scene(n, 3);
-  Built b{Octree::create(scene.bounds, {.backend = Backend::Cpu,
-                                        .max_points_per_leaf = leaf,
-                                        .chunk_capacity = 100,
-                                        .cpu_threads = threads,
-                                        .sampling = sampling,
-                                        .channels = mask}),
+  Built b{Octree::create(scene.bounds, channel_config(sampling, mask, threads, leaf)),
           indexed(scene.points), make_attributes(n)};
   for (std::size_t begin = 0; begin < n; begin += batch) {
     const std::size_t k = std::min(batch, n - begin);

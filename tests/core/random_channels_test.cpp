@@ -54,12 +54,7 @@ NodeSnapshot build_tied(const std::vector<Point>& points, const PointAttributes&
   }
   Bounds bounds;
   for (const Point& q : points) bounds.expand(q.x, q.y, q.z);
-  Octree tree = Octree::create(bounds, {.backend = Backend::Cpu,
-                                        .max_points_per_leaf = 1000,
-                                        .chunk_capacity = 100,
-                                        .cpu_threads = threads,
-                                        .sampling = Sampling::Random,
-                                        .channels = kSome});
+  Octree tree = Octree::create(bounds, channel_config(Sampling::Random, kSome, threads));
   for (std::size_t at = 0; at < p.size(); at += batch) {
     const std::size_t n = std::min(batch, p.size() - at);
     tree.insert(std::span(p).subspan(at, n), slice_attributes(a, at, n, kSome));

@@ -36,7 +36,6 @@ class ClassTally {
   /// Bytes grow() would add.
   [[nodiscard]] std::uint64_t growth_bytes() const;
   [[nodiscard]] std::uint64_t bytes() const { return slots_.size() * kSlotBytes; }
-  [[nodiscard]] std::uint64_t size() const { return size_; }
   void clear() noexcept;
 
  private:
