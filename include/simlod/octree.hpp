@@ -245,9 +245,10 @@ class Octree {
   /// attributes refuses them): `attributes` holds every attribute of config.channels for each
   /// point, and the tree is the one insert(points, attributes) gives: leaves keep their
   /// points' attributes, voxels those of the point whose colour they took (FirstCome: the
-  /// first sample's; Random: the winner's, equal to the incremental builder's). The CPU backend
-  /// runs the bulk builder; on CUDA this version inserts the points with the incremental
-  /// builder (the same tree, at the incremental rate; stats().build holds total_ms only).
+  /// first sample's; Random: the winner's, equal to the incremental builder's), on both
+  /// backends by the bulk builder. Average's and Weighted's channels (means, class modes) run
+  /// the incremental builder (the same tree, at the incremental rate; stats().build holds
+  /// total_ms only; Weighted finalize()s).
   /// Throws InvalidInput as build() does, and for a missing or short attribute array.
   static Octree build(std::span<const Point> points, const PointAttributes& attributes,
                       const Bounds& cube, const OctreeConfig& config = {});

@@ -108,7 +108,8 @@ bool finalize(TreeStores& s, BuildStats& stats) {
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda)
-    return cuda::build_bulk(*s.cuda, points.host, points.device, points.device_points, stats);
+    return cuda::build_bulk(*s.cuda, points.host, points.records, points.device,
+                            points.device_points, stats);
 #endif
   if (points.device) throw InvalidInput("a DeviceBatch builds only a CUDA octree");
   cpu::build_bulk(*s.cpu, s.cpu_update->pool, points.host, points.records, stats);

@@ -37,8 +37,7 @@ std::unique_ptr<detail::OctreeImpl> prepare(const Bounds& cube, const OctreeConf
   return impl;
 }
 
-/// With channels on CUDA (no bulk kernels for records in this version) and with Average's or
-/// Weighted's channels on the CPU (the bulk voxelizer keeps no attribute sums or class
+/// With Average's or Weighted's channels (the bulk builders keep no attribute sums or class
 /// counts), the incremental builder inserts the points (batches of max_batch_points, each
 /// whole or in pieces; Weighted's colours then come from finalize()), which gives the same
 /// tree; only total_ms is measured.
@@ -58,8 +57,7 @@ void build_into(detail::OctreeImpl& s, const detail::BatchSource& points, Clock:
   BuildStats stats;
   stats.points = points.size();
   if (s.channels.record_bytes != 0 &&
-      (s.config.backend == Backend::Cuda || s.config.sampling == Sampling::Average ||
-       s.config.sampling == Sampling::Weighted)) {
+      (s.config.sampling == Sampling::Average || s.config.sampling == Sampling::Weighted)) {
     insert_into(s, points);
     if (s.config.sampling == Sampling::Weighted) detail::finalize(s.store, stats);
   } else {

@@ -93,10 +93,12 @@ void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point>
 // The bulk builder (kernels/bulk/).
 /// Builds the tree of validated, non-empty points into the empty `store` (just created): from
 /// `host` (uploaded into a temporary device buffer), or, when `device` is set, from its first
-/// `device_points` points. Throws CapacityError when the tree does not fit (the store must then
-/// be discarded), CudaError otherwise.
-void build_bulk(TreeStore& store, std::span<const Point> host, DeviceBatchStore* device,
-                std::size_t device_points, BuildStats& stats);
+/// `device_points` points. With attribute channels (FirstCome, Random), `records` holds the
+/// host points' channel records: leaves keep their points', voxels those of the point whose
+/// colour they took (Random: the CPU's winner). Throws CapacityError when the tree does not
+/// fit (the store must then be discarded), CudaError otherwise.
+void build_bulk(TreeStore& store, std::span<const Point> host, std::span<const std::byte> records,
+                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats);
 
 /// Sampling::Weighted, whose colours do not decompose per batch: the tree of `store`'s points
 /// built again by the bulk builder into a new store (the same nodes and points; every voxel

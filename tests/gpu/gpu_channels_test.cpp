@@ -42,15 +42,21 @@ ChannelScene tied_scene(std::size_t positions, std::size_t copies) {
   return s;
 }
 
+/// The channel config of the tests on `backend`.
+OctreeConfig build_config(Backend backend, Sampling sampling, AttributeMask mask) {
+  return {.backend = backend,
+          .max_points_per_leaf = 5000,
+          .chunk_capacity = 500,
+          .sampling = sampling,
+          .channels = mask};
+}
+
 /// Builds the scene on `backend` in batches (every other one through insert_now).
 Octree build(const ChannelScene& s, Backend backend, AttributeMask mask, std::size_t batch,
              Sampling sampling = Sampling::FirstCome) {
-  Octree tree = Octree::create(s.bounds, {.backend = backend,
-                                          .max_points_per_leaf = 5000,
-                                          .chunk_capacity = 500,
-                                          .max_batch_points = 1u << 18,
-                                          .sampling = sampling,
-                                          .channels = mask});
+  OctreeConfig config = build_config(backend, sampling, mask);
+  config.max_batch_points = 1u << 18;
+  Octree tree = Octree::create(s.bounds, config);
   for (std::size_t at = 0, k = 0; at < s.points.size(); at += batch, ++k) {
     const std::size_t n = std::min(batch, s.points.size() - at);
     const PointAttributes part = slice_attributes(s.attributes, at, n, mask);
@@ -120,11 +126,7 @@ TEST(GpuChannels, AverageVoxelsTakeMeansModesAndWinnersAsOnTheCpu) {
   // A build with Average's channels (incremental underneath) gives the same tree.
   const AttributeMask mask =
       attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::Classification);
-  const OctreeConfig c{.backend = Backend::Cuda,
-                       .max_points_per_leaf = 5000,
-                       .chunk_capacity = 500,
-                       .sampling = Sampling::Average,
-                       .channels = mask};
+  const OctreeConfig c = build_config(Backend::Cuda, Sampling::Average, mask);
   const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
   const Octree gpu = Octree::build(s.points, part, s.bounds, c);
   const Octree cpu = Octree::build(s.points, part, s.bounds, on_backend(c, Backend::Cpu));
@@ -149,33 +151,62 @@ TEST(GpuChannels, WeightedColoursAndAveragesChannelsAsOnTheCpu) {
   // build() finalizes by itself.
   const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
   const Octree built = Octree::build(s.points, part, s.bounds,
-                                     {.backend = Backend::Cuda,
-                                      .max_points_per_leaf = 5000,
-                                      .chunk_capacity = 500,
-                                      .sampling = Sampling::Weighted,
-                                      .channels = mask});
+                                     build_config(Backend::Cuda, Sampling::Weighted, mask));
   EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), built.snapshot(), mask), 50'000u);
 }
 
-TEST(GpuChannels, BuildWithChannelsGivesTheCpuBuildsTree) {
+TEST(GpuChannels, BulkBuildWithChannelsGivesTheCpuBuildsTree) {
   SIMLOD_REQUIRE_GPU();
   const ChannelScene s = channel_scene(600'000);
   const AttributeMask mask = attribute_bit(Attribute::Intensity) |
                              attribute_bit(Attribute::Classification) |
                              attribute_bit(Attribute::GpsTime);
-  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  const std::size_t first = 450'000;  // built; the rest goes in as batches afterwards
+  const PointAttributes built = slice_attributes(s.attributes, 0, first, mask);
+  const auto points = std::span(s.points).first(first);
   for (const Sampling sampling : {Sampling::FirstCome, Sampling::Random}) {
-    OctreeConfig c{
-        .max_points_per_leaf = 5000, .chunk_capacity = 500, .sampling = sampling, .channels = mask};
-    c.backend = Backend::Cuda;
-    const Octree gpu = Octree::build(s.points, part, s.bounds, c);
-    c.backend = Backend::Cpu;
-    const Octree cpu = Octree::build(s.points, part, s.bounds, c);
-    const NodeSnapshot snap = gpu.snapshot();
-    expect_same_tree(cpu.snapshot(), snap, /*colours=*/sampling == Sampling::Random);
+    SCOPED_TRACE(sampling == Sampling::Random ? "Random" : "FirstCome");
+    Octree gpu =
+        Octree::build(points, built, s.bounds, build_config(Backend::Cuda, sampling, mask));
+    Octree cpu = Octree::build(points, built, s.bounds, build_config(Backend::Cpu, sampling, mask));
+    EXPECT_GT(gpu.stats().build.split_ms, 0.0);  // the bulk kernels built it
+    const bool random = sampling == Sampling::Random;
+    NodeSnapshot snap = gpu.snapshot();
+    expect_same_tree(cpu.snapshot(), snap, /*colours=*/random);
+    EXPECT_EQ(expect_channels_follow_colours(snap, s.attributes, mask), first);
+    if (random) {
+      EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), snap, mask), 50'000u);
+    }
+    EXPECT_EQ(gpu.stats().bytes_channels, cpu.stats().bytes_channels);
+    // Batches after the build (Random: the voxel index made from the records the build wrote).
+    for (std::size_t at = first; at < s.points.size(); at += 50'000) {
+      const PointAttributes part = slice_attributes(s.attributes, at, 50'000, mask);
+      const auto piece = std::span(s.points).subspan(at, 50'000);
+      (void)gpu.insert_now(piece, part);
+      (void)cpu.insert_now(piece, part);
+    }
+    snap = gpu.snapshot();
+    expect_same_tree(cpu.snapshot(), snap, /*colours=*/random);
     EXPECT_EQ(expect_channels_follow_colours(snap, s.attributes, mask), s.points.size());
-    EXPECT_GT(gpu.stats().build.total_ms, 0.0);
+    if (random) {
+      EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), snap, mask), 50'000u);
+    }
   }
+}
+
+TEST(GpuChannels, BulkRandomTiesGoToTheLargestRecordDigestAsOnTheCpu) {
+  SIMLOD_REQUIRE_GPU();
+  const ChannelScene s = tied_scene(150'000, 4);
+  const AttributeMask mask =
+      attribute_bit(Attribute::Intensity) | attribute_bit(Attribute::PointSourceId);
+  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  const Octree gpu =
+      Octree::build(s.points, part, s.bounds, build_config(Backend::Cuda, Sampling::Random, mask));
+  const Octree cpu =
+      Octree::build(s.points, part, s.bounds, build_config(Backend::Cpu, Sampling::Random, mask));
+  const NodeSnapshot snap = gpu.snapshot();
+  EXPECT_GT(expect_same_voxel_records(cpu.snapshot(), snap, mask), 10'000u);
+  EXPECT_GT(expect_ties_go_to_largest_digest(snap, s.attributes, mask, 4), 10'000u);
 }
 
 TEST(GpuChannels, NodeReaderGivesTheChannels) {
@@ -233,6 +264,13 @@ TEST(GpuChannels, SanitizerSmallScene) {
   weighted_cpu.finalize();
   EXPECT_GT(expect_same_voxel_records(weighted_cpu.snapshot(), weighted.snapshot(), average),
             1000u);
+  // The bulk builder's records: first-come and Random.
+  const PointAttributes part = slice_attributes(s.attributes, 0, s.points.size(), mask);
+  for (const Sampling sampling : {Sampling::FirstCome, Sampling::Random}) {
+    const Octree bulk =
+        Octree::build(s.points, part, s.bounds, build_config(Backend::Cuda, sampling, mask));
+    EXPECT_EQ(expect_channels_follow_colours(bulk.snapshot(), s.attributes, mask), s.points.size());
+  }
   View view = View::overview(s.box, 64, 64);
   view.color = ColorMode::Intensity;
   Framebuffer fb(64, 64, Backend::Cuda);

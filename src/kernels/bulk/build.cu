@@ -49,11 +49,13 @@ class Buffer {
 
 class Driver {
  public:
-  Driver(TreeStore& t, const Point* d_points, std::uint32_t n)
+  /// `d_records`: the points' channel records (t.writer.record_bytes each), or nullptr.
+  Driver(TreeStore& t, const Point* d_points, const std::byte* d_records, std::uint32_t n)
       : t_(t), s_(t.stream_handle()), n_(n), readback_(make_pinned(64 * sizeof(std::uint32_t))) {
     v_ = BulkView{};
     v_.tree = t.writer;
     v_.d_points = d_points;
+    v_.d_records = d_records;
     v_.points = n;
     v_.limit = t.config.max_points_per_leaf;
     v_.max_depth = t.geometry.max_depth;
@@ -97,7 +99,7 @@ class Driver {
   std::uint64_t scratch_bytes() const {
     std::uint64_t sum = 0;
     for (const Buffer* b : {&blocks_, &count_, &node_, &link_, &per_node_, &inner_, &owner_,
-                            &emit_[0], &emit_[1], &acc_[0], &acc_[1], &groups_, &cub_}) {
+                            &emit_[0], &emit_[1], &sources_, &acc_[0], &acc_[1], &groups_, &cub_}) {
       sum += b->bytes();
     }
     return sum;
@@ -302,6 +304,10 @@ class Driver {
     for (;;) {
       emit_[current].reserve(std::max<std::uint64_t>(1, room) * sizeof(VoxelRecord), 0, s_);
       v_.d_emit = emit_[current].as<VoxelRecord>();
+      if (v_.d_records != nullptr) {  // the place of each voxel's record, beside it
+        sources_.reserve(emit_[current].bytes() / sizeof(VoxelRecord) * 8, 0, s_);
+        v_.d_emit_source = sources_.as<std::uint64_t>();
+      }
       v_.emit_capacity = static_cast<std::uint32_t>(
           std::min<std::uint64_t>(kNil, emit_[current].bytes() / sizeof(VoxelRecord)));
       zero(v_.d_cursor + l.inner_begin, std::uint64_t{l.inner} * 4);
@@ -333,6 +339,15 @@ class Driver {
                              s_);
   }
 
+  /// Random with channels: a level's accumulators of `n` voxels hold the keys, then the places
+  /// (8 bytes each) and the digests (4 bytes each).
+  static constexpr std::uint64_t kWinnerBytes = 2 * sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  template <class Key, class Place, class Digest>
+  static void winners_at(Key* keys, std::uint64_t n, Place*& places, Digest*& digests) {
+    places = reinterpret_cast<Place*>(keys + n);
+    digests = reinterpret_cast<Digest*>(places + n);
+  }
+
   /// Random or Average: mark the cells, index them in cell order, fold every sample into its
   /// voxel's accumulator, emit. Returns the voxels emitted.
   std::uint32_t filtered_level(const Level& l, std::uint32_t below, int current) {
@@ -341,7 +356,7 @@ class Driver {
     const std::uint64_t groups = (words + 7) / 8;
     v_.d_level_words = t_.writer.grid_words(l.inner_begin + l.inner - 1);
     launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                  false, s_);
+                  FilterStage::Mark, s_);
     groups_.reserve((groups + 1) * 8, 0, s_);
     auto* counts = groups_.as<std::uint32_t>();
     auto* prefix = counts + groups + 1;
@@ -374,23 +389,33 @@ class Driver {
     v_.emit_capacity = total;
     v_.d_keys_below = acc_[1 - current].as<std::uint64_t>();
     v_.d_sums_below = acc_[1 - current].as<void>();
+    // Random with channels: the keys, then the places and digests (winners_at()).
+    const bool winners = v_.sampling == Sampling::Random && v_.d_records != nullptr;
+    if (winners) winners_at(v_.d_keys_below, below, v_.d_sources_below, v_.d_digests_below);
     take_voxel_chunks(l, chunks);
     for (;;) {
       const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
-                                          ? sizeof(std::uint64_t)
+                                          ? (winners ? kWinnerBytes : sizeof(std::uint64_t))
                                           : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));
       acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
       v_.d_keys = acc_[current].as<std::uint64_t>();
       v_.d_sums = acc_[current].as<void>();
+      if (winners) winners_at(v_.d_keys, total, v_.d_sources, v_.d_digests);
       zero(acc_[current].as<void>(), std::uint64_t{total} * acc_bytes);
       if (weighted) zero(v_.d_counter, 4);
       launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                    true, s_);
+                    FilterStage::Fold, s_);
       if (!weighted || !v_.narrow) break;
       read(v_.d_counter, 1, 0);
       sync();
       if (host()[0] == 0) break;
       v_.narrow = false;  // a 32-bit sum wrapped: fold the level again, 64-bit
+    }
+    if (winners) {
+      for (const FilterStage stage : {FilterStage::Digest, FilterStage::Source}) {
+        launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                      stage, s_);
+      }
     }
     launch_filter_emit(v_, l.inner_begin, l.inner, words_per_grid, s_);
     return total;
@@ -435,6 +460,7 @@ class Driver {
       owner_{"the bulk build's chunk owners"}, cub_{"the bulk build's scan scratch"};
   Buffer emit_[2] = {Buffer{"the bulk build's voxel records"},
                      Buffer{"the bulk build's voxel records"}};
+  Buffer sources_{"the bulk build's voxel record places"};
   Buffer acc_[2] = {Buffer{"the bulk build's voxel accumulators"},
                     Buffer{"the bulk build's voxel accumulators"}};
   Buffer groups_{"the bulk build's voxel index"};
@@ -450,8 +476,8 @@ class Driver {
 }  // namespace
 }  // namespace bulk
 
-void build_bulk(TreeStore& t, std::span<const Point> host, DeviceBatchStore* device,
-                std::size_t device_points, BuildStats& stats) {
+void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::byte> records,
+                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats) {
   const std::size_t n = device != nullptr ? device_points : host.size();
   if (n >= kNil) {
     throw CapacityError("the CUDA bulk builder takes at most " + std::to_string(kNil - 1) +
@@ -459,8 +485,9 @@ void build_bulk(TreeStore& t, std::span<const Point> host, DeviceBatchStore* dev
   }
   DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
-  DeviceMemory input;
+  DeviceMemory input, input_records;
   const Point* points = nullptr;
+  const std::byte* d_records = nullptr;
   try {
     if (device != nullptr) {
       points = device->points;
@@ -470,7 +497,14 @@ void build_bulk(TreeStore& t, std::span<const Point> host, DeviceBatchStore* dev
           cudaMemcpyAsync(input.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, s));
       points = static_cast<const Point*>(input.get());
     }
-    bulk::Driver(t, points, static_cast<std::uint32_t>(n)).run(stats);
+    if (t.writer.record_bytes != 0) {
+      input_records = make_device(records.size(), "the channel records of the points to build");
+      SIMLOD_CUDA_CHECK(cudaMemcpyAsync(input_records.get(), records.data(), records.size(),
+                                        cudaMemcpyHostToDevice, s));
+      d_records = static_cast<const std::byte*>(input_records.get());
+    }
+    bulk::Driver(t, points, d_records, static_cast<std::uint32_t>(n)).run(stats);
+    if (d_records != nullptr) stats.scratch_bytes += records.size();
     // The incremental builder's voxel index is not made from a bulk-built tree (yet).
     t.index.set_ready(false);
   } catch (...) {

@@ -35,13 +35,14 @@ void launch_leaf_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t str
 /// After the scan of d_chunks (first chunk of each leaf, from chunk `first`): heads, tails,
 /// next links and chunk owners of the leaves.
 void launch_give_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t stream);
-/// Every point into its leaf.
+/// Every point (and its channel record) into its leaf.
 void launch_insert(const BulkView& v, cudaStream_t stream);
 
 // Voxelize (voxel_passes.cu).
 /// Samples the leaves' chunks [chunk_begin, chunk_end) of level l + 1 and the voxels
 /// d_below[0, below) of level l + 1 into the grids of their parents at level l, appending the
-/// voxels they set to d_emit (d_counter[0]) and counting them per parent (d_cursor by rank).
+/// voxels they set to d_emit (d_counter[0]) and counting them per parent (d_cursor by rank);
+/// with channels, the place of the sample whose record each takes to d_emit_source.
 void launch_sample(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                    std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
                    std::uint32_t below, cudaStream_t stream);
@@ -56,15 +57,20 @@ void launch_give_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std:
 /// After the chunks are backed with memory: their next links.
 void launch_link_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
                               cudaStream_t stream);
-/// Writes the emitted voxels d_emit[0, n) into their nodes' chunks.
+/// Writes the emitted voxels d_emit[0, n) into their nodes' chunks (with channels, each beside
+/// the record at its d_emit_source place).
 void launch_write_voxels(const BulkView& v, std::uint32_t n, cudaStream_t stream);
 
-// Filtered voxelize (filter_passes.cu; Sampling::Random and Average), over the same samples as
-// launch_sample: the level's grids are d_level_words[0, words), inner ranks descending.
-/// Sets the samples' cell bits (accumulate false), or folds them into d_keys / d_sums (true).
+// Filtered voxelize (filter_passes.cu; Sampling::Random, Average and Weighted), over the same
+// samples as launch_sample: the level's grids are d_level_words[0, words), inner ranks
+// descending.
+/// What a filter pass does with each sample: sets its cell's bit (Mark); folds it into d_keys
+/// or d_sums (Fold); Random with channels, after the fold, raises d_digests (Digest) and then
+/// d_sources (Source) for the samples that tie with the voxel's key (filter_accumulate.cuh).
+enum class FilterStage { Mark, Fold, Digest, Source };
 void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                    std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
-                   std::uint32_t below, bool accumulate, cudaStream_t stream);
+                   std::uint32_t below, FilterStage stage, cudaStream_t stream);
 /// counts[i] = set cells of words [8 i, 8 i + 8), counts[(words + 7) / 8] = 0: to be scanned
 /// into d_groups.
 void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts,
@@ -72,7 +78,8 @@ void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts
 /// d_cursor of inner ranks [inner_begin, + n): their voxels.
 void launch_filter_counts(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
                           std::uint64_t words_per_grid, cudaStream_t stream);
-/// Every set cell's voxel into its node's chunks (cell order) and its record d_emit[index].
+/// Every set cell's voxel into its node's chunks (cell order) and its record d_emit[index];
+/// Random with channels: the channel record of d_sources[index] beside it.
 void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
                         std::uint64_t words_per_grid, cudaStream_t stream);
 

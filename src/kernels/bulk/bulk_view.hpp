@@ -16,6 +16,7 @@
 // with global rank g (levels before first) is grid g of the store.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/tree/device_layout.hpp"
@@ -97,6 +98,28 @@ struct BulkView {
   /// Average, Weighted: the sums of the level's (of d_below's) voxels are NarrowSums, not
   /// ColourSums.
   bool narrow, narrow_below;
+  // Attribute channels (tree.record_bytes > 0; else nullptr). A voxel takes the record of the
+  // sample whose colour it took; a sample's record is named by its place, chunk << 32 | index
+  // in the chunk (record_at()).
+  const std::byte* d_records;    ///< input point i's record at i * tree.record_bytes
+  std::uint64_t* d_emit_source;  ///< first-come: the record each d_emit voxel takes
+  /// Random: per voxel of the level, the largest record digest among the samples of its
+  /// largest key, then the largest place among the samples of both; the same of d_below's.
+  std::uint32_t* d_digests;
+  std::uint64_t* d_sources;
+  const std::uint32_t* d_digests_below;
+  const std::uint64_t* d_sources_below;
+
+  /// The record of the sample at `place` (chunk << 32 | index in the chunk).
+  SIMLOD_HD std::byte* record_at(std::uint64_t place) const {
+    return tree.chunk_records(static_cast<std::uint32_t>(place >> 32)) +
+           (place & 0xFFFFFFFFull) * tree.record_bytes;
+  }
+  /// The place of a voxel the bulk builder wrote (its node's chunks are consecutive).
+  SIMLOD_HD std::uint64_t voxel_place(const VoxelRecord& r) const {
+    const std::uint32_t cap = tree.params.chunk_capacity;
+    return std::uint64_t{tree.d_nodes[r.node].head + r.slot / cap} << 32 | r.slot % cap;
+  }
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.
   SIMLOD_HD std::uint32_t walk(const QuantPoint& q, std::uint32_t& block,

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/bulk/bulk_view.hpp"
 #include "kernels/common/device_ops.hpp"
 #include "simlod/detail/sampling.hpp"
@@ -98,6 +99,27 @@ inline __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32
     if (*k < key) atomicMax(k, static_cast<unsigned long long>(key));
   } else {
     add_sums(v, idx, sum, true);
+  }
+}
+
+/// Random with channels, after the fold: among the samples of the voxel's largest key, the
+/// largest record digest (FilterStage::Digest), then among the samples of both the largest
+/// place (FilterStage::Source), whose record the voxel takes: the CPU's winner, (key, digest),
+/// whatever the order (samples equal in both have equal records unless their digests collide).
+/// `digest()` reads the sample's digest, only for samples of the largest key.
+template <FilterStage kStage, class Digest>
+inline __device__ void sample_winner(const BulkView& v, std::uint32_t rank, std::uint32_t cell,
+                                     std::uint64_t key, std::uint64_t place, Digest digest) {
+  const std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  const std::uint32_t idx =
+      voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
+  if (v.d_keys[idx] != key) return;
+  const std::uint32_t d = digest();
+  if constexpr (kStage == FilterStage::Digest) {
+    if (v.d_digests[idx] < d) atomicMax(v.d_digests + idx, d);
+  } else {
+    auto* at = reinterpret_cast<unsigned long long*>(v.d_sources + idx);
+    if (v.d_digests[idx] == d && *at < place) atomicMax(at, static_cast<unsigned long long>(place));
   }
 }
 

@@ -9,6 +9,9 @@
 //               atomicAdd of the colour sums), the children's voxels with their accumulators
 //               (Weighted: into the occupied cells around it, a child voxel at its centre with
 //               its colour); kernels/bulk/filter_accumulate.cuh;
+//   winner:     Random with channels: two more passes over the samples pick, among those of
+//               the voxel's largest key, the largest record digest, then one place (the CPU's
+//               tie-break), whose channel record the voxel takes;
 //   emit:       every set cell writes its voxel, coloured from its accumulator, into its node's
 //               chunks (in cell order) and a record for the level above; a warp shares the
 //               set cells of 32 words out over its lanes.
@@ -23,10 +26,12 @@ namespace simlod::detail::cuda::bulk {
 namespace {
 
 /// Blocks [0, leaf_chunks) take one leaf chunk each; the rest kBulkBlock voxels below each.
-template <Sampling kMode, bool kAccumulate>
+template <Sampling kMode, FilterStage kStage>
 __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
                               std::uint32_t inner_begin, std::uint32_t chunk_begin,
                               std::uint32_t leaf_chunks, std::uint32_t below) {
+  constexpr bool kAccumulate = kStage == FilterStage::Fold;
+  constexpr bool kWinner = kStage == FilterStage::Digest || kStage == FilterStage::Source;
   const std::uint32_t g = v.tree.params.grid_bits;
   if (blockIdx.x < leaf_chunks) {
     const std::uint32_t chunk = chunk_begin + blockIdx.x;
@@ -54,8 +59,17 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
         const QuantPoint q =
             quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
                      v.tree.quant_scale);
-        const std::uint64_t key = kAccumulate ? random_key(q, p.w, v.seed) : 0;
-        sample<kMode>(v, rank, cell_index(q, level, g), kAccumulate, key, ColourSum{});
+        const std::uint64_t key = kStage != FilterStage::Mark ? random_key(q, p.w, v.seed) : 0;
+        const std::uint32_t cell = cell_index(q, level, g);
+        if constexpr (kWinner) {
+          const std::uint64_t place = std::uint64_t{chunk} << 32 | s;
+          sample_winner<kStage>(v, rank, cell, key, place, [&] {
+            return record_digest(reinterpret_cast<const std::uint8_t*>(v.record_at(place)),
+                                 v.tree.record_bytes);
+          });
+        } else {
+          sample<kMode>(v, rank, cell, kAccumulate, key, ColourSum{});
+        }
       }
     }
     return;
@@ -73,6 +87,12 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     spread(v, inner_begin + rel / 8, at, r.rgba);
     return;
   }
+  const std::uint32_t rank = inner_begin + rel / 8, cell = parent_cell(r.cell, rel & 7u, g);
+  if constexpr (kWinner) {
+    sample_winner<kStage>(v, rank, cell, v.d_keys_below[t], v.d_sources_below[t],
+                          [&] { return v.d_digests_below[t]; });
+    return;
+  }
   ColourSum sum;
   std::uint64_t key = 0;
   if constexpr (kAccumulate) {
@@ -82,7 +102,7 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
       sum = sums_at(v.d_sums_below, v.narrow_below, t);
     }
   }
-  sample<kMode>(v, inner_begin + rel / 8, parent_cell(r.cell, rel & 7u, g), kAccumulate, key, sum);
+  sample<kMode>(v, rank, cell, kAccumulate, key, sum);
 }
 
 __global__ void groups_kernel(BulkView v, std::uint64_t words, std::uint64_t groups,
@@ -175,24 +195,51 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
                   cell_centre_axis(node.z, cell >> (2 * g), node.level, g, v.tree.edge), rgba};
     v.tree.chunk_data(node.head + slot / cap)[slot % cap] = p;
     v.d_emit[idx] = VoxelRecord{node_id, slot, cell, rgba};
+    if constexpr (kMode == Sampling::Random) {
+      if (v.d_sources != nullptr) {
+        copy_record(v.record_at(std::uint64_t{node.head + slot / cap} << 32 | slot % cap),
+                    v.record_at(v.d_sources[idx]), v.tree.record_bytes);
+      }
+    }
   }
 }
 
 unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }
 
+template <Sampling kMode, FilterStage kStage>
+void launch_stage(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                  std::uint32_t inner_begin, std::uint32_t leaf_chunks, std::uint32_t chunk_begin,
+                  std::uint32_t below, cudaStream_t s) {
+  const std::uint64_t blocks = leaf_chunks + (std::uint64_t{below} + kBulkBlock - 1) / kBulkBlock;
+  if (blocks == 0) return;
+  filter_kernel<kMode, kStage><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
+      v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
+}
+
 template <Sampling kMode>
 void launch_filter_mode(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                         std::uint32_t inner_begin, std::uint32_t leaf_chunks,
-                        std::uint32_t chunk_begin, std::uint32_t below, bool accumulate,
+                        std::uint32_t chunk_begin, std::uint32_t below, FilterStage stage,
                         cudaStream_t s) {
-  const std::uint64_t blocks = leaf_chunks + (std::uint64_t{below} + kBulkBlock - 1) / kBulkBlock;
-  if (blocks == 0) return;
-  if (accumulate) {
-    filter_kernel<kMode, true><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
-        v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
-  } else {
-    filter_kernel<kMode, false><<<static_cast<unsigned>(blocks), kBulkBlock, 0, s>>>(
-        v, level, child_begin, inner_begin, chunk_begin, leaf_chunks, below);
+  switch (stage) {
+    case FilterStage::Mark:
+      return launch_stage<kMode, FilterStage::Mark>(v, level, child_begin, inner_begin, leaf_chunks,
+                                                    chunk_begin, below, s);
+    case FilterStage::Fold:
+      return launch_stage<kMode, FilterStage::Fold>(v, level, child_begin, inner_begin, leaf_chunks,
+                                                    chunk_begin, below, s);
+    case FilterStage::Digest:
+      if constexpr (kMode == Sampling::Random) {
+        return launch_stage<kMode, FilterStage::Digest>(v, level, child_begin, inner_begin,
+                                                        leaf_chunks, chunk_begin, below, s);
+      }
+      break;
+    case FilterStage::Source:
+      if constexpr (kMode == Sampling::Random) {
+        return launch_stage<kMode, FilterStage::Source>(v, level, child_begin, inner_begin,
+                                                        leaf_chunks, chunk_begin, below, s);
+      }
+      break;
   }
 }
 
@@ -200,17 +247,17 @@ void launch_filter_mode(const BulkView& v, std::uint32_t level, std::uint32_t ch
 
 void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                    std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
-                   std::uint32_t below, bool accumulate, cudaStream_t s) {
+                   std::uint32_t below, FilterStage stage, cudaStream_t s) {
   const std::uint32_t leaf_chunks = chunk_end - chunk_begin;
   if (v.sampling == Sampling::Random) {
     launch_filter_mode<Sampling::Random>(v, level, child_begin, inner_begin, leaf_chunks,
-                                         chunk_begin, below, accumulate, s);
+                                         chunk_begin, below, stage, s);
   } else if (v.sampling == Sampling::Weighted) {
     launch_filter_mode<Sampling::Weighted>(v, level, child_begin, inner_begin, leaf_chunks,
-                                           chunk_begin, below, accumulate, s);
+                                           chunk_begin, below, stage, s);
   } else {
     launch_filter_mode<Sampling::Average>(v, level, child_begin, inner_begin, leaf_chunks,
-                                          chunk_begin, below, accumulate, s);
+                                          chunk_begin, below, stage, s);
   }
   SIMLOD_CUDA_CHECK_LAUNCH("bulk filter");
 }

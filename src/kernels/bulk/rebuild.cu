@@ -89,7 +89,7 @@ Owned<TreeStore> rebuild(const TreeStore& old, const OctreeConfig& config, Build
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the host list goes out of scope
   Owned<TreeStore> fresh = create_store(config, old.geometry);
   stats.points = n;
-  build_bulk(*fresh, {}, batch.get(), n, stats);
+  build_bulk(*fresh, {}, {}, batch.get(), n, stats);
   stats.scratch_bytes += n * sizeof(Point);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fresh->stream_handle()));  // the batch is read
   return fresh;

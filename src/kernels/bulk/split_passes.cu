@@ -208,6 +208,11 @@ __global__ void insert_kernel(BulkView v) {
   const std::uint32_t chunk = v.tree.d_nodes[leaf].head + slot / cap;
   const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + index));
   *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
+  if (v.tree.record_bytes != 0) {
+    const std::uint32_t bytes = v.tree.record_bytes;
+    copy_record(v.tree.chunk_records(chunk) + std::uint64_t{slot % cap} * bytes,
+                v.d_records + std::uint64_t{index} * bytes, bytes);
+  }
 }
 
 unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }

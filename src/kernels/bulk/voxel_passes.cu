@@ -26,16 +26,20 @@ __device__ bool take(const BulkView& v, std::uint32_t rank, std::uint32_t cell) 
 
 /// The block's emitted voxels of one step get consecutive records with one atomic per block
 /// (a single counter for every voxel would serialise millions of atomics on one L2 slice);
-/// `slot` is the voxel's index among its node's voxels. Every thread of the block calls it.
+/// `slot` is the voxel's index among its node's voxels, `source` the place of the sample whose
+/// record it takes (with channels). Every thread of the block calls it.
 __device__ void emit(const BulkView& v, BlockScan::TempStorage& scan, std::uint32_t& shared_at,
                      bool emits, std::uint32_t node, std::uint32_t slot, std::uint32_t cell,
-                     std::uint32_t rgba) {
+                     std::uint32_t rgba, std::uint64_t source) {
   std::uint32_t offset = 0, total = 0;
   BlockScan(scan).ExclusiveSum(emits ? 1u : 0u, offset, total);
   if (threadIdx.x == 0 && total > 0) shared_at = atomicAdd(v.d_counter, total);
   __syncthreads();
   const std::uint32_t at = shared_at + offset;
-  if (emits && at < v.emit_capacity) v.d_emit[at] = VoxelRecord{node, slot, cell, rgba};
+  if (emits && at < v.emit_capacity) {
+    v.d_emit[at] = VoxelRecord{node, slot, cell, rgba};
+    if (v.d_emit_source != nullptr) v.d_emit_source[at] = source;
+  }
   __syncthreads();  // shared_at and the scan storage are reused by the next step
 }
 
@@ -75,13 +79,14 @@ __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
       if (threadIdx.x == 0 && total > 0) shared_slot = atomicAdd(v.d_cursor + rank, total);
       __syncthreads();
       const std::uint32_t slot = shared_slot + offset;
-      emit(v, scan, shared_at, emits, parent, slot, cell, rgba);
+      emit(v, scan, shared_at, emits, parent, slot, cell, rgba, std::uint64_t{chunk} << 32 | s);
     }
     return;
   }
   const std::uint32_t t = (blockIdx.x - leaf_chunks) * blockDim.x + threadIdx.x;
   bool emits = false;
   std::uint32_t node = 0, slot = 0, cell = 0, rgba = 0;
+  std::uint64_t source = 0;
   if (t < below) {
     const VoxelRecord r = v.d_below[t];
     const std::uint32_t rel = r.node - child_begin;
@@ -92,9 +97,10 @@ __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     if (emits) {
       node = v.d_inner[rank];
       slot = node_slot(v.d_cursor, rank);  // records come in runs of one node
+      if (v.d_emit_source != nullptr) source = v.voxel_place(r);
     }
   }
-  emit(v, scan, shared_at, emits, node, slot, cell, rgba);
+  emit(v, scan, shared_at, emits, node, slot, cell, rgba, source);
 }
 
 __global__ void voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n) {
@@ -140,6 +146,10 @@ __global__ void write_voxels_kernel(BulkView v, std::uint32_t n) {
                 cell_centre_axis(node.y, (r.cell >> g) & mask, node.level, g, edge),
                 cell_centre_axis(node.z, r.cell >> (2 * g), node.level, g, edge), r.rgba};
   v.tree.chunk_data(node.head + r.slot / cap)[r.slot % cap] = p;
+  if (v.d_emit_source != nullptr) {
+    copy_record(v.record_at(v.voxel_place(r)), v.record_at(v.d_emit_source[t]),
+                v.tree.record_bytes);
+  }
 }
 
 unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }

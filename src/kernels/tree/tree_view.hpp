@@ -21,6 +21,20 @@
 
 namespace simlod::detail::cuda {
 
+/// Copies a channel record in the widest words its size allows (records are a multiple of 4
+/// bytes, 8 with GPS time, and lie at multiples of their size from 16-byte aligned bases).
+template <class Word>
+SIMLOD_HD void copy_words(std::byte* to, const std::byte* from, std::uint32_t bytes) {
+  auto* t = reinterpret_cast<Word*>(to);
+  const auto* f = reinterpret_cast<const Word*>(from);
+  for (std::uint32_t k = 0; k < bytes / sizeof(Word); ++k) t[k] = f[k];
+}
+SIMLOD_HD void copy_record(std::byte* to, const std::byte* from, std::uint32_t bytes) {
+  if (bytes % 16 == 0) return copy_words<uint4>(to, from, bytes);
+  if (bytes % 8 == 0) return copy_words<uint2>(to, from, bytes);
+  copy_words<std::uint32_t>(to, from, bytes);
+}
+
 struct TreeView {
   Control* d_control;
   DeviceNode* d_nodes;

@@ -1,7 +1,9 @@
 // The voxel index of a store the bulk builder wrote (kernels/update/voxel_index.cuh,
 // index_tree): the bulk builder writes every inner node's voxels in cell order, so the k-th
 // set bit of a node's grid is its k-th voxel; every stored point then folds into the inner
-// nodes above it, once. The incremental builder keeps the index from there on.
+// nodes above it, once (with its record's digest, under Random with channels, so that the
+// entries hold the winners the bulk builder chose). The incremental builder keeps the index
+// from there on.
 #include <cub/block/block_scan.cuh>
 #include <vector>
 
@@ -64,8 +66,14 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
   for (std::uint32_t done = 0; done < leaf.y; done += cap) {
     const std::uint32_t n = min(cap, leaf.y - done);
     const Point* points = v.chunk_data(chunk);
-    // No digests: build() refuses channels, so a store it wrote keeps none.
-    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) fold_point(v, points[j], j, {}, 0);
+    // With channels (Random: build() runs the incremental builder for Average's), a point
+    // brings its record's digest; kNil as its number: the voxels hold their winners' records
+    // already, and nothing copies them again.
+    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+      const PointExtras ex =
+          point_extras(v.index, v.record_bytes != 0 ? v.sample_record(points + j) : nullptr);
+      fold_point(v, points[j], kNil, ex, 0);
+    }
     chunk = *v.chunk_next(chunk);
   }
 }
