@@ -10,6 +10,7 @@
 
 #include "core/channels.hpp"
 #include "core/octree_impl.hpp"
+#include "core/thread_pool.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
@@ -210,7 +211,16 @@ void pack_all_records(const OctreeImpl& s, const PointAttributes* attributes, st
     throw CapacityError(
         fmt::format("not enough host memory for the attribute records {}; {}", what, undone));
   }
-  if (!records.empty()) pack_records(*attributes, s.channels, 0, n, records.data());
+  if (records.empty()) return;
+  // Blocks of records on the library's pool (a build packs 10^8 at once); one block inline.
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  ThreadPool::shared().parallel_for(
+      (n + kBlock - 1) / kBlock, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+        const std::size_t first = lo * kBlock;
+        const std::size_t end = std::min(n, hi * kBlock);
+        pack_records(*attributes, s.channels, first, end - first,
+                     records.data() + first * s.channels.record_bytes);
+      });
 }
 
 void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin, std::size_t end,

@@ -2,11 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <string>
 
 #include "core/octree_impl.hpp"
+#include "core/thread_pool.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail {
@@ -85,9 +87,36 @@ std::string describe_bad_point(const Point& p, const OctreeGeometry& geometry) {
       p.x, p.y, p.z, geometry.edge);
 }
 
+namespace {
+
+/// find_bad_point() of a large batch (a build's input) in blocks on the library's pool: the
+/// first bad point of all. Batches of one block run inline, as before.
+std::size_t find_first_bad(std::span<const Point> batch, const OctreeGeometry& geometry) {
+  constexpr std::size_t kBlock = std::size_t{1} << 20;
+  if (batch.size() <= kBlock) return find_bad_point(batch, geometry);
+  std::atomic<std::size_t> first{batch.size()};
+  ThreadPool::shared().parallel_for(
+      (batch.size() + kBlock - 1) / kBlock, 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+        for (std::size_t k = lo; k < hi; ++k) {
+          const std::size_t begin = k * kBlock;
+          if (begin >= first.load(std::memory_order_relaxed)) return;  // one before is bad
+          const auto part = batch.subspan(begin, std::min(kBlock, batch.size() - begin));
+          const std::size_t bad = find_bad_point(part, geometry);
+          if (bad == part.size()) continue;
+          std::size_t now = first.load(std::memory_order_relaxed);
+          while (begin + bad < now && !first.compare_exchange_weak(now, begin + bad)) {
+          }
+          return;
+        }
+      });
+  return first.load();
+}
+
+}  // namespace
+
 void validate_batch(std::span<const Point> batch, const OctreeGeometry& geometry,
                     std::string_view outcome, std::size_t from) {
-  const std::size_t bad = from + find_bad_point(batch.subspan(from), geometry);
+  const std::size_t bad = from + find_first_bad(batch.subspan(from), geometry);
   if (bad == batch.size()) return;
   throw InvalidInput(fmt::format("point {} of the batch {}; nothing of the batch was {}", bad,
                                  describe_bad_point(batch[bad], geometry), outcome));

@@ -261,6 +261,44 @@ TEST(AverageChannels, WeightedKeepsAveragesRulesForItsChannels) {
   EXPECT_GT(expect_same_voxel_records(s, more.snapshot(), kSome), 1000u);
 }
 
+TEST(AverageChannels, ClassCountsThatDoNotFitRefuseTheBatchWhole) {
+  // Reserves from the whole tree's size down: somewhere the class counts' growth is what does
+  // not fit. A refused batch leaves the tree as it was: every voxel exact for the points in.
+  constexpr std::size_t kN = 20'000;
+  const OctreeConfig config = average_config(kSome);
+  const std::uint64_t full =
+      build(kN, kSome, 2000, 1000, 0, Sampling::Average).tree.stats().bytes_reserved;
+  ASSERT_GT(full, 0u);
+  const Scene& scene = random_scene(kN, 3);
+  const std::vector<Point> points = indexed(scene.points);
+  const PointAttributes all = make_attributes(kN);
+  std::size_t class_refusals = 0;
+  for (int step = 1; step < 40 && class_refusals < 2; ++step) {
+    OctreeConfig c = config;
+    c.memory_bytes = full - full * static_cast<std::uint64_t>(step) / 50;
+    Octree tree = Octree::create(scene.bounds, c);
+    std::string refusal;
+    for (std::size_t begin = 0; begin < kN && refusal.empty(); begin += 2000) {
+      tree.insert(std::span(points).subspan(begin, 2000),
+                  slice_attributes(all, begin, 2000, kSome));
+      try {
+        (void)tree.update();
+      } catch (const CapacityError& e) {
+        refusal = e.what();
+      }
+    }
+    if (refusal.find("class counts of the voxel index") == std::string::npos) continue;
+    ++class_refusals;
+    const std::size_t in = tree.stats().points;
+    ASSERT_LT(in, kN);
+    EXPECT_GT(
+        expect_average_channels(tree.snapshot(), std::span(points).first(in), all, kSome, config),
+        100u)
+        << "reserve " << c.memory_bytes << ": " << refusal;
+  }
+  EXPECT_GT(class_refusals, 0u) << "no reserve made the class counts the refused part";
+}
+
 TEST(AverageChannels, RefusedWhereNotKept) {
   const Scene& scene = random_scene(100, 3);
   for (const Sampling sampling : {Sampling::Average, Sampling::Weighted}) {

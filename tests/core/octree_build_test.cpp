@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/bulk_scenes.hpp"
 #include "core/octree_check.hpp"
@@ -139,6 +141,26 @@ TEST(OctreeBuild, RefusesABadPointNamingIt) {
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("point 12"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("outside"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OctreeBuild, ALargeInputNamesItsFirstBadPoint) {
+  // More than one block of the parallel check: bad points in several blocks, the first named.
+  std::vector<Point> points((std::size_t{1} << 20) * 3 + 5, Point{1.0f, 1.0f, 1.0f, 0});
+  points[3'000'001].x = std::numeric_limits<float>::infinity();
+  points[2'100'000].z = -0.5f;
+  points[1'500'000].y = std::numeric_limits<float>::quiet_NaN();
+  for (const std::size_t fixed : {std::size_t{0}, std::size_t{1'500'000}, std::size_t{2'100'000}}) {
+    if (fixed != 0) points[fixed] = Point{1.0f, 1.0f, 1.0f, 0};
+    const std::size_t want = fixed == 0 ? 1'500'000 : fixed == 1'500'000 ? 2'100'000 : 3'000'001;
+    try {
+      (void)Octree::build(points, cube_at_origin(2.0), small_config());
+      FAIL() << "no exception";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find("point " + std::to_string(want) + " "),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

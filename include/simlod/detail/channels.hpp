@@ -15,6 +15,7 @@
 
 #include "simlod/attributes.hpp"
 #include "simlod/detail/hd.hpp"
+#include "simlod/detail/sampling.hpp"
 
 namespace simlod::detail {
 
@@ -90,6 +91,25 @@ SIMLOD_HD constexpr std::uint64_t mode_word(std::uint64_t count, std::uint32_t c
 }
 SIMLOD_HD constexpr std::uint32_t mode_class(std::uint64_t word) {
   return 255u - static_cast<std::uint32_t>(word & 0xFFu);
+}
+
+/// What a point's channel record brings to a voxel index's fold (both backends): its
+/// record_digest() (Random's tie-break) and, when the voxels keep means and a mode
+/// (`averages`: Average's or Weighted's channels), its intensity, NIR and class (0 where the
+/// layout lacks one).
+struct RecordExtras {
+  std::uint32_t digest = 0, intensity = 0, nir = 0, cls = 0;
+};
+SIMLOD_HD RecordExtras record_extras(const std::uint8_t* record, const ChannelLayout& l,
+                                     bool averages) {
+  RecordExtras e;
+  e.digest = record_digest(record, l.record_bytes);
+  if (!averages) return e;
+  if (l.has(Attribute::Intensity))
+    e.intensity = channel_uint(record, l.offset_of(Attribute::Intensity), 2);
+  if (l.has(Attribute::Nir)) e.nir = channel_uint(record, l.offset_of(Attribute::Nir), 2);
+  if (l.has(Attribute::Classification)) e.cls = record[l.offset_of(Attribute::Classification)];
+  return e;
 }
 
 /// sum / count rounded half up (count > 0).

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
     // brings its record's digest; kNil as its number: the voxels hold their winners' records
     // already, and nothing copies them again.
     for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
-      const PointExtras ex =
+      const RecordExtras ex =
           point_extras(v.index, v.record_bytes != 0 ? v.sample_record(points + j) : nullptr);
       fold_point(v, points[j], kNil, ex, 0);
     }

@@ -48,7 +48,8 @@ __global__ void relink_kernel(IndexView x, std::uint32_t size) {
 __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uint32_t old_grids) {
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < v.points();
        i += gridDim.x * blockDim.x) {
-    const PointExtras ex = point_extras(v.index, v.index.record_bytes != 0 ? v.record(i) : nullptr);
+    const RecordExtras ex =
+        point_extras(v.index, v.index.record_bytes != 0 ? v.record(i) : nullptr);
     fold_point(v, v.point(i), i, ex, i < v.batch_points ? 0 : old_grids);
   }
 }

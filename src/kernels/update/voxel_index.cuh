@@ -188,26 +188,12 @@ inline __device__ void fold_winner(const IndexView& x, std::uint32_t e, unsigned
 #endif
 }
 
-/// What a point brings to the fold besides its position and colour: its record's digest
-/// (with channels) and, Average with channels, its intensity, NIR and class.
-struct PointExtras {
-  std::uint32_t digest = 0, intensity = 0, nir = 0, cls = 0;
-};
-
-/// The extras of a point with channel record `record` (nullptr: none).
-inline __device__ PointExtras point_extras(const IndexView& x, const std::byte* record) {
-  PointExtras p;
-  if (record == nullptr || x.record_bytes == 0) return p;
-  const auto* r = reinterpret_cast<const std::uint8_t*>(record);
-  p.digest = record_digest(r, x.record_bytes);
-  if (x.averages != 0) {
-    const ChannelLayout& l = x.layout;
-    if (l.has(Attribute::Intensity))
-      p.intensity = channel_uint(r, l.offset_of(Attribute::Intensity), 2);
-    if (l.has(Attribute::Nir)) p.nir = channel_uint(r, l.offset_of(Attribute::Nir), 2);
-    if (l.has(Attribute::Classification)) p.cls = r[l.offset_of(Attribute::Classification)];
-  }
-  return p;
+/// What a point brings to the fold besides its position and colour (detail::record_extras):
+/// its record's digest (with channels) and, Average with channels, its intensity, NIR and
+/// class; nothing for `record` nullptr or an index without channels.
+inline __device__ RecordExtras point_extras(const IndexView& x, const std::byte* record) {
+  if (record == nullptr || x.record_bytes == 0) return {};
+  return record_extras(reinterpret_cast<const std::uint8_t*>(record), x.layout, x.averages != 0);
 }
 
 /// Average with channels: folds point `i` (q, rgba, extras `ex`) into (node, cell): the
@@ -218,7 +204,7 @@ inline __device__ PointExtras point_extras(const IndexView& x, const std::byte* 
 inline __device__ void fold_average_record(const BatchView& v, std::uint32_t node,
                                            std::uint32_t cell, const QuantPoint& q,
                                            std::uint32_t rgba, std::uint32_t i,
-                                           const PointExtras& ex) {
+                                           const RecordExtras& ex) {
   const IndexView& x = v.index;
   const unsigned long long key = index_key(node, cell);
   unsigned long long best = random_key(q, rgba, x.seed);
@@ -313,7 +299,7 @@ inline __device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_
 /// Folds point `i` of the pass, `p` (with extras `ex`, see fold()), into its cell of every
 /// inner node on its path whose grid is `from_grid` or newer (0: every inner node).
 inline __device__ void fold_point(const BatchView& v, const Point& p, std::uint32_t i,
-                                  const PointExtras& ex, std::uint32_t from_grid) {
+                                  const RecordExtras& ex, std::uint32_t from_grid) {
   const QuantPoint q = quantize(p, v.quant_scale);
   const std::uint32_t g = v.params.grid_bits;
   const bool averages = v.index.averages != 0;

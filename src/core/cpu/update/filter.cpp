@@ -20,12 +20,13 @@
 namespace simlod::detail::cpu {
 namespace {
 
-/// What the index folds of one point: its key, record digest, record and colour, and Average's
-/// channel values (intensity, NIR, class) read from its record.
+/// What the index folds of one point: its key, record and colour, and what its record brings
+/// (detail::record_extras: the digest; Average's intensity, NIR and class).
 struct PointFold {
-  std::uint64_t key = 0, digest = 0;
+  std::uint64_t key = 0;
   const std::byte* record = nullptr;
-  std::uint32_t rgba = 0, intensity = 0, nir = 0, cls = 0;
+  std::uint32_t rgba = 0;
+  RecordExtras ex;
 };
 
 PointFold point_fold(const VoxelIndex& index, const QuantPoint& q, std::uint32_t rgba,
@@ -34,16 +35,9 @@ PointFold point_fold(const VoxelIndex& index, const QuantPoint& q, std::uint32_t
   p.rgba = rgba;
   if (index.keyed()) p.key = random_key(q, rgba, index.seed());
   if (record == nullptr) return p;
-  const ChannelLayout& l = index.layout();
-  const auto* r = reinterpret_cast<const std::uint8_t*>(record);
   p.record = record;
-  p.digest = record_digest(r, l.record_bytes);
-  if (index.averages_records()) {
-    if (l.has(Attribute::Intensity))
-      p.intensity = channel_uint(r, l.offset_of(Attribute::Intensity), 2);
-    if (l.has(Attribute::Nir)) p.nir = channel_uint(r, l.offset_of(Attribute::Nir), 2);
-    if (l.has(Attribute::Classification)) p.cls = r[l.offset_of(Attribute::Classification)];
-  }
+  p.ex = record_extras(reinterpret_cast<const std::uint8_t*>(record), index.layout(),
+                       index.averages_records());
   return p;
 }
 
@@ -77,14 +71,14 @@ class Folder {
           run = Run{};
           run.node = node;
           run.cell = cell;
-          run.cls = p.cls;
+          run.cls = p.ex.cls;
         }
-        run.fold.add(p.key, p.digest, p.record, p.rgba);
-        run.fold.intensity += p.intensity;
-        run.fold.nir += p.nir;
-        if (classes && p.cls != run.cls) {
+        run.fold.add(p.key, p.ex.digest, p.record, p.rgba);
+        run.fold.intensity += p.ex.intensity;
+        run.fold.nir += p.ex.nir;
+        if (classes && p.ex.cls != run.cls) {
           index_.tally(node, cell, run.cls, run.streak);
-          run.cls = p.cls;
+          run.cls = p.ex.cls;
           run.streak = 0;
         }
         ++run.streak;
