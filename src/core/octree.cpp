@@ -203,7 +203,7 @@ void insert_all(OctreeImpl& s, const BatchSource& batch, UpdateStats& stats) {
 }
 
 void pack_all_records(const OctreeImpl& s, const PointAttributes* attributes, std::size_t n,
-                      std::vector<std::byte>& records, std::string_view what,
+                      FillVector<std::byte>& records, std::string_view what,
                       std::string_view undone) {
   try {
     records.resize(n * s.channels.record_bytes);

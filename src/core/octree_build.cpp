@@ -92,7 +92,7 @@ Octree Octree::build(std::span<const Point> points, const PointAttributes& attri
   if (points.empty()) no_points();
   detail::check_channel_attributes(&attributes, config.channels, points.size(), "build");
   detail::validate_batch(points, impl->geometry, "built");
-  std::vector<std::byte> records;
+  detail::FillVector<std::byte> records;
   detail::pack_all_records(*impl, &attributes, points.size(), records,
                            fmt::format("of {} points", points.size()), "nothing was built");
   build_into(*impl, detail::BatchSource::of(points, records), start);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dispatch.hpp"
+#include "core/fill_vector.hpp"
 #include "simlod/detail/channels.hpp"
 
 namespace simlod::detail {
@@ -31,7 +32,7 @@ struct OctreeImpl {
   /// copies into memory that is already mapped instead of page-faulting fresh pages.
   std::vector<Queued> spare;
   /// insert_now(): the batch's packed channel records (kept for the next call).
-  std::vector<std::byte> now_records;
+  FillVector<std::byte> now_records;
   UpdateStats last_update;
   BuildStats build;     ///< what Octree::build() measured; zero after create()
   BuildStats finalize;  ///< what the last finalize() that computed colours measured
@@ -54,10 +55,11 @@ void insert_in_pieces(OctreeImpl& s, const BatchSource& batch, std::size_t begin
 void insert_all(OctreeImpl& s, const BatchSource& batch, UpdateStats& stats);
 
 /// The channel records of `n` points of `attributes` (checked), packed into `records` (resized;
-/// nothing without channels). Throws CapacityError, naming `what` ("of a batch of {} points")
-/// and `undone` ("nothing of it was inserted"), when host memory runs out.
+/// nothing without channels) on the library's pool, which touches the fresh pages first.
+/// Throws CapacityError, naming `what` ("of a batch of {} points") and `undone` ("nothing of
+/// it was inserted"), when host memory runs out.
 void pack_all_records(const OctreeImpl& s, const PointAttributes* attributes, std::size_t n,
-                      std::vector<std::byte>& records, std::string_view what,
+                      FillVector<std::byte>& records, std::string_view what,
                       std::string_view undone);
 
 /// Ends an update() or insert_now() call that began at `start`: batches left, duration, and

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cpu/tree/store.hpp"
+#include "core/fill_vector.hpp"
 #include "core/thread_pool.hpp"
 #include "simlod/detail/octree_math.hpp"
 
@@ -21,32 +22,6 @@ struct CellSample {
   std::uint32_t rgba;
   std::uint32_t source = 0;
 };
-
-/// An allocator that default-initialises: resize() leaves trivial elements unwritten, so that
-/// the parallel loop that fills them touches their pages first (on many threads) instead of a
-/// serial zeroing pass.
-template <class T>
-struct DefaultInit : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = DefaultInit<U>;
-  };
-  DefaultInit() = default;
-  template <class U>
-  explicit DefaultInit(const DefaultInit<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-/// A vector whose resize() does not zero trivial elements.
-template <class T>
-using FillVector = std::vector<T, DefaultInit<T>>;
 
 /// The points in Morton order and the node ranges over them.
 struct SortedPoints {
