@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "core/stopwatch.hpp"
@@ -91,8 +92,9 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
   s.backend = resolve_backend(config.backend);
   if (s.backend == Backend::Cuda) {
 #if SIMLOD_HAS_CUDA
-    impl->pairs = detail::cuda::leaf_pairs(impl->tree, config.occluders, s.pairs_ms);
-    impl->links = detail::cuda::build_links(impl->tree, impl->pairs, s.links_ms);
+    auto map = detail::cuda::pairs_and_links(impl->tree, config.occluders, s.pairs_ms, s.links_ms);
+    impl->pairs = std::move(map.pairs);
+    impl->links = std::move(map.links);
 #endif
   } else {
     watch.restart();

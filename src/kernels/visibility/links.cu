@@ -1,4 +1,4 @@
-// The V-map's links on CUDA (kernels/visibility/visibility_entry.hpp; the rules in
+// The V-map's links on CUDA (kernels/visibility/map_passes.cuh; the rules in
 // core/cpu/visibility/links.cpp). The level lists come from the host; per level one thread per
 // node pair ANDs the bits of its child pairs (a warp ballots 32 pairs into a word), then the
 // pairs of the level below that become links are counted and written out (a count pass, one
@@ -11,6 +11,7 @@
 #include "kernels/common/cuda_resources.cuh"
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
+#include "kernels/visibility/map_passes.cuh"
 #include "kernels/visibility/pair_index.cuh"
 #include "kernels/visibility/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
@@ -115,11 +116,10 @@ unsigned grid(std::uint64_t pairs) { return blocks_for(pairs, kBlock, kMaxBlocks
 
 }  // namespace
 
-cpu::VisLinks build_links(const cpu::VisTree& tree, const cpu::LeafPairs& pairs, double& ms) {
+cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matrix, double& ms) {
   const std::vector<cpu::VisLevel> levels = cpu::vis_levels(tree);
   const std::uint32_t depth = tree.depth;
   const std::uint64_t leaves = tree.leaves.size();
-  DeviceMemory matrix = upload(pairs.bits, "the leaf-pair matrix");
   std::vector<std::uint32_t> leaf_of;
   for (const std::uint32_t node : levels[depth].nodes) leaf_of.push_back(tree.nodes[node].leaf);
   DeviceMemory d_leaf_of = upload(leaf_of, "the deepest level's leaves");
@@ -132,8 +132,8 @@ cpu::VisLinks build_links(const cpu::VisTree& tree, const cpu::LeafPairs& pairs,
   KernelTimer first;
   if (nb > 1) {
     bottom_kernel<<<grid(nb * (nb - 1) / 2), kBlock>>>(
-        static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves,
-        static_cast<const std::uint32_t*>(matrix.get()), static_cast<std::uint32_t*>(below.get()));
+        static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves, d_matrix,
+        static_cast<std::uint32_t*>(below.get()));
     SIMLOD_CUDA_CHECK_LAUNCH("visibility bottom_kernel");
   }
   ms += first.ms();

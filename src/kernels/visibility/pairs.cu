@@ -1,4 +1,5 @@
-// The leaf-pair matrix on CUDA (kernels/visibility/visibility_entry.hpp): one thread per
+// The leaf-pair matrix on CUDA (kernels/visibility/visibility_entry.hpp, map_passes.cuh): one
+// thread per
 // unordered pair, a warp per 32 consecutive pair indices (neighbouring pairs of one row share a
 // leaf, so their walks take similar paths), the facing test, then the occluder walk of
 // detail/visibility_walk.hpp; the warp ballots its 32 results into one word of the matrix.
@@ -10,6 +11,7 @@
 #include "kernels/common/cuda_resources.cuh"
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
+#include "kernels/visibility/map_passes.cuh"
 #include "kernels/visibility/pair_index.cuh"
 #include "kernels/visibility/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
@@ -53,10 +55,10 @@ __global__ void __launch_bounds__(kBlock)
 
 }  // namespace
 
-cpu::LeafPairs leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, double& ms) {
+DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::LeafPairs& out,
+                        double& ms) {
   const std::uint64_t n = tree.leaves.size();
   const std::uint64_t pairs = n * (n - 1) / 2;
-  cpu::LeafPairs out;
   out.bits.assign((pairs + 63) / 64, 0);
   DeviceMemory nodes = upload(tree.nodes, "the visibility octree");
   DeviceMemory geometry = upload(tree.geometry, "the visibility leaves");
@@ -82,6 +84,14 @@ cpu::LeafPairs leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, dou
   SIMLOD_CUDA_CHECK(cudaMemcpy(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost));
   out.facing = host[0];
   out.visible = host[1];
+  return bits;
+}
+
+PairsAndLinks pairs_and_links(const cpu::VisTree& tree, std::uint32_t occluders, double& pairs_ms,
+                              double& links_ms) {
+  PairsAndLinks out;
+  const DeviceMemory matrix = leaf_pairs(tree, occluders, out.pairs, pairs_ms);
+  out.links = build_links(tree, static_cast<const std::uint32_t*>(matrix.get()), links_ms);
   return out;
 }
 

@@ -10,11 +10,16 @@
 
 namespace simlod::detail::cuda {
 
-/// cpu::leaf_pairs on the device; `ms` gets the kernel's time (CUDA events).
-[[nodiscard]] cpu::LeafPairs leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders,
-                                        double& ms);
-/// cpu::build_links on the device; `ms` gets the device time of its kernels.
-[[nodiscard]] cpu::VisLinks build_links(const cpu::VisTree& tree, const cpu::LeafPairs& pairs,
-                                        double& ms);
+/// What the device computes of a map: the leaf-pair matrix and the links.
+struct PairsAndLinks {
+  cpu::LeafPairs pairs;
+  cpu::VisLinks links;
+};
+
+/// cpu::leaf_pairs and cpu::build_links on the device, bit for bit. The matrix stays on the
+/// device between them and is copied back once, for the map. `pairs_ms`, `links_ms` get the
+/// device time of their kernels (CUDA events).
+[[nodiscard]] PairsAndLinks pairs_and_links(const cpu::VisTree& tree, std::uint32_t occluders,
+                                            double& pairs_ms, double& links_ms);
 
 }  // namespace simlod::detail::cuda

@@ -7,6 +7,9 @@
 // visible leaf pair is covered by exactly one link, the highest on its chain of ancestors.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <utility>
+#include <vector>
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "core/thread_pool.hpp"
@@ -21,6 +24,22 @@ Bits make_bits(std::uint64_t n) { return Bits((n * (n - (n > 0 ? 1 : 0)) / 2 + 6
 void set_bit(Bits& bits, std::uint64_t index) {
   std::atomic_ref<std::uint64_t>(bits[index >> 6])
       .fetch_or(std::uint64_t{1} << (index & 63u), std::memory_order_relaxed);
+}
+
+/// Calls fn(y) for every true pair (x, y), y > x, of an n-entry pair matrix: row x is one run
+/// of bits (pair_index), read a word at a time, zero words skipped.
+template <class Fn>
+void for_each_in_row(const Bits& bits, std::uint64_t x, std::uint64_t n, Fn&& fn) {
+  if (x + 1 >= n) return;
+  const std::uint64_t first = pair_index(x, x + 1, n), end = first + (n - x - 1);
+  for (std::uint64_t w = first >> 6; w <= (end - 1) >> 6; ++w) {
+    std::uint64_t word = bits[w];
+    if (w == first >> 6) word &= ~std::uint64_t{0} << (first & 63u);
+    if (w == (end - 1) >> 6 && (end & 63u) != 0) word &= (std::uint64_t{1} << (end & 63u)) - 1;
+    for (; word != 0; word &= word - 1) {
+      fn(x + 1 + ((w << 6) + static_cast<std::uint64_t>(std::countr_zero(word)) - first));
+    }
+  }
 }
 
 }  // namespace
@@ -117,15 +136,21 @@ VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
         }
       }
     });
-    // Links of level l + 1: true pairs whose parents are one entry or a false pair.
-    for (std::uint64_t x = 0; x < nl; ++x) {
-      for (std::uint64_t y = x + 1; y < nl; ++y) {
-        if (!bit_at(below, pair_index(x, y, nl))) continue;
-        const std::uint32_t px = low.parent[x], py = low.parent[y];
-        if (px != py && bit_at(above, pair_index(px, py, nu))) continue;
-        found.emplace_back(low.nodes[x], low.nodes[y]);
-        ++per_level[l + 1];
+    // Links of level l + 1: true pairs whose parents are one entry or a false pair, found per
+    // worker (links_csr() sorts each node's targets, so their order does not matter).
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> mine(pool.size());
+    pool.parallel_for(nl, 16, [&](unsigned w, std::size_t b, std::size_t e) {
+      for (std::size_t x = b; x < e; ++x) {
+        for_each_in_row(below, x, nl, [&](std::uint64_t y) {
+          const std::uint32_t px = low.parent[x], py = low.parent[y];
+          if (px != py && bit_at(above, pair_index(px, py, nu))) return;
+          mine[w].emplace_back(low.nodes[x], low.nodes[y]);
+        });
       }
+    });
+    for (const auto& part : mine) {
+      found.insert(found.end(), part.begin(), part.end());
+      per_level[l + 1] += part.size();
     }
     below = std::move(above);
   }
