@@ -100,6 +100,43 @@ TEST(VisibilityFile, DamagedFilesAreRefused) {
   const std::uint32_t far = 0xFFFFFF00u;
   std::memcpy(b.data() + node0 + 20, &far, 4);
   with(b, "node 0");
+  // The other sections' indices, by the layout of docs/file-formats.md.
+  const VisibilityStats st = map.stats();
+  const std::size_t leaves0 = node0 + 72 * st.nodes;
+  const std::size_t order0 = leaves0 + 64 * st.leaves;
+  const std::size_t matrix0 = order0 + 4 * st.points;
+  const std::size_t offsets0 = matrix0 + 8 * ((st.leaf_pairs + 63) / 64);
+  const std::size_t targets0 = offsets0 + 8 * (st.nodes + 1);
+  ASSERT_EQ(targets0 + 4 * 2 * st.links, good.size());
+  const auto put32 = [](std::string& bytes, std::size_t at, std::uint32_t v) {
+    std::memcpy(bytes.data() + at, &v, 4);
+  };
+  b = good;
+  put32(b, leaves0 + 64, 0);  // leaf 1 names node 0, the root
+  with(b, "leaf 1 names node 0");
+  b = good;
+  put32(b, order0 + 4 * 5, static_cast<std::uint32_t>(st.points));
+  with(b, ("the point order names point " + std::to_string(st.points)).c_str());
+  b = good;
+  const std::uint64_t one = 1;
+  std::memcpy(b.data() + offsets0, &one, 8);  // the first offset must be 0
+  with(b, "link offsets do not add up");
+  b = good;
+  const std::uint64_t beyond = 2 * st.links + 1;  // node 0's offsets past node 1's
+  std::memcpy(b.data() + offsets0 + 8, &beyond, 8);
+  with(b, "the link offsets fall at node");
+  b = good;
+  put32(b, targets0 + 4, static_cast<std::uint32_t>(st.nodes));
+  with(b, ("a link names node " + std::to_string(st.nodes) + " of " + std::to_string(st.nodes))
+              .c_str());
+  b = good;
+  const std::uint64_t too_many = std::uint64_t{1} << 40;
+  std::memcpy(b.data() + 32, &too_many, 8);  // nodes
+  with(b, "header's counts are out of range");
+  b = good;
+  const std::uint64_t words = (st.leaf_pairs + 63) / 64 + 1;
+  std::memcpy(b.data() + 56, &words, 8);
+  with(b, "leaf matrix has the wrong size");
   fs::remove(damaged);
   EXPECT_THROW((void)VisibilityMap::load(temp_file("missing.vmap")), IoError);
 }
