@@ -13,6 +13,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/cuda_resources.cuh"
 #include "kernels/common/launch.hpp"
+#include "kernels/common/upload.cuh"
 #include "kernels/terrain/device_points.cuh"
 #include "kernels/terrain/terrain_entry.hpp"
 #include "simlod/detail/ground_math.hpp"
@@ -202,14 +203,6 @@ __global__ void gap_collect_kernel(const std::uint64_t* gap_lowest, const std::u
 template <class T>
 T* as(const DeviceMemory& m) {
   return static_cast<T*>(m.get());
-}
-
-template <class T>
-DeviceMemory upload(const std::vector<T>& v, const char* what, cudaStream_t s) {
-  DeviceMemory m = make_device(std::max<std::size_t>(v.size(), 1) * sizeof(T), what);
-  SIMLOD_CUDA_CHECK(
-      cudaMemcpyAsync(m.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, s));
-  return m;
 }
 
 /// An axis of the plan on the device.

@@ -13,7 +13,7 @@
 #include "kernels/common/launch.hpp"
 #include "kernels/visibility/map_passes.cuh"
 #include "kernels/visibility/pair_index.cuh"
-#include "kernels/visibility/upload.cuh"
+#include "kernels/common/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 
 namespace simlod::detail::cuda {
@@ -26,51 +26,63 @@ __device__ bool bit_of(const std::uint32_t* bits, std::uint64_t index) {
   return ((bits[index >> 5] >> (index & 31u)) & 1u) != 0;
 }
 
-/// Level D's bits from the leaf matrix: entry e is leaf leaf_of[e].
-__global__ void bottom_kernel(const std::uint32_t* __restrict__ leaf_of, std::uint64_t n,
-                              std::uint64_t leaves, const std::uint32_t* __restrict__ matrix,
-                              std::uint32_t* __restrict__ out) {
+/// The loop of the pair kernels: a warp takes 32 consecutive pair indices of n entries at a
+/// time (a grid-stride loop); bit(idx) gives a lane's bit (called for idx < pairs only), and
+/// word(base, lane, set, ballot) gets the lane's bit and the warp's 32 bits (every lane calls
+/// it, so it may use warp collectives).
+template <class Bit, class Word>
+__device__ void for_each_pair_word(std::uint64_t n, Bit&& bit, Word&& word) {
   const unsigned lane = threadIdx.x & 31u;
   const std::uint64_t pairs = n * (n - 1) / 2;
   const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
   for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
        base < pairs; base += warps * 32) {
-    const std::uint64_t idx = base + lane;
-    bool set = false;
-    if (idx < pairs) {
-      std::uint64_t i = 0, j = 0;
-      unrank_pair(idx, n, i, j);
-      const std::uint64_t a = leaf_of[i], b = leaf_of[j];
-      set = bit_of(matrix, pair_index(a < b ? a : b, a < b ? b : a, leaves));
-    }
-    const std::uint32_t word = __ballot_sync(0xFFFFFFFFu, set);
-    if (lane == 0) out[base >> 5] = word;
+    const bool set = base + lane < pairs && bit(base + lane);
+    word(base, lane, set, __ballot_sync(0xFFFFFFFFu, set));
   }
+}
+
+/// Lane 0 stores the warp's 32 bits: word base / 32 of `out`.
+struct StoreWord {
+  std::uint32_t* out;
+  __device__ void operator()(std::uint64_t base, unsigned lane, bool, std::uint32_t bits) const {
+    if (lane == 0) out[base >> 5] = bits;
+  }
+};
+
+/// Level D's bits from the leaf matrix: entry e is leaf leaf_of[e].
+__global__ void bottom_kernel(const std::uint32_t* __restrict__ leaf_of, std::uint64_t n,
+                              std::uint64_t leaves, const std::uint32_t* __restrict__ matrix,
+                              std::uint32_t* __restrict__ out) {
+  for_each_pair_word(
+      n,
+      [&](std::uint64_t idx) {
+        std::uint64_t i = 0, j = 0;
+        unrank_pair(idx, n, i, j);
+        const std::uint64_t a = leaf_of[i], b = leaf_of[j];
+        return bit_of(matrix, pair_index(a < b ? a : b, a < b ? b : a, leaves));
+      },
+      StoreWord{out});
 }
 
 /// FV of level l from level l + 1: pair (i, j) is set when every pair of their child ranges is.
 __global__ void above_kernel(const std::uint32_t* __restrict__ begin, std::uint64_t n,
                              const std::uint32_t* __restrict__ below, std::uint64_t nl,
                              std::uint32_t* __restrict__ out) {
-  const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t pairs = n * (n - 1) / 2;
-  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
-  for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
-       base < pairs; base += warps * 32) {
-    const std::uint64_t idx = base + lane;
-    bool all = idx < pairs;
-    if (all) {
-      std::uint64_t i = 0, j = 0;
-      unrank_pair(idx, n, i, j);
-      for (std::uint64_t x = begin[i]; all && x < begin[i + 1]; ++x) {
-        for (std::uint64_t y = begin[j]; all && y < begin[j + 1]; ++y) {
-          all = bit_of(below, pair_index(x, y, nl));
+  for_each_pair_word(
+      n,
+      [&](std::uint64_t idx) {
+        std::uint64_t i = 0, j = 0;
+        unrank_pair(idx, n, i, j);
+        bool all = true;
+        for (std::uint64_t x = begin[i]; all && x < begin[i + 1]; ++x) {
+          for (std::uint64_t y = begin[j]; all && y < begin[j + 1]; ++y) {
+            all = bit_of(below, pair_index(x, y, nl));
+          }
         }
-      }
-    }
-    const std::uint32_t word = __ballot_sync(0xFFFFFFFFu, all);
-    if (lane == 0) out[base >> 5] = word;
-  }
+        return all;
+      },
+      StoreWord{out});
 }
 
 /// Pairs of the lower level that are links: set, and their parents one entry or an unset pair.
@@ -80,28 +92,24 @@ __global__ void links_kernel(const std::uint32_t* __restrict__ nodes,
                              const std::uint32_t* __restrict__ below, std::uint64_t nu,
                              const std::uint32_t* __restrict__ above, unsigned long long* count,
                              uint2* out) {
-  const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t pairs = nl * (nl - 1) / 2;
-  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
-  for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
-       base < pairs; base += warps * 32) {
-    const std::uint64_t idx = base + lane;
-    bool link = false;
-    std::uint64_t x = 0, y = 0;
-    if (idx < pairs && bit_of(below, idx)) {
-      unrank_pair(idx, nl, x, y);
-      const std::uint32_t px = parent[x], py = parent[y];
-      link = px == py || !bit_of(above, pair_index(px, py, nu));
-    }
-    const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, link);
-    unsigned long long first = 0;
-    if (lane == 0 && ballot != 0)
-      first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
-    first = __shfl_sync(0xFFFFFFFFu, first, 0);
-    if (link && out != nullptr) {
-      out[first + __popc(ballot & ((1u << lane) - 1u))] = make_uint2(nodes[x], nodes[y]);
-    }
-  }
+  std::uint64_t x = 0, y = 0;  // the lane's pair, for the write
+  for_each_pair_word(
+      nl,
+      [&](std::uint64_t idx) {
+        if (!bit_of(below, idx)) return false;
+        unrank_pair(idx, nl, x, y);
+        const std::uint32_t px = parent[x], py = parent[y];
+        return px == py || !bit_of(above, pair_index(px, py, nu));
+      },
+      [&](std::uint64_t, unsigned lane, bool link, std::uint32_t ballot) {
+        unsigned long long first = 0;
+        if (lane == 0 && ballot != 0)
+          first = atomicAdd(count, static_cast<unsigned long long>(__popc(ballot)));
+        first = __shfl_sync(0xFFFFFFFFu, first, 0);
+        if (link && out != nullptr) {
+          out[first + __popc(ballot & ((1u << lane) - 1u))] = make_uint2(nodes[x], nodes[y]);
+        }
+      });
 }
 
 /// Zeroed room for the pair bits of n entries (whole 32-bit words).

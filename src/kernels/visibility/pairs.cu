@@ -13,7 +13,7 @@
 #include "kernels/common/launch.hpp"
 #include "kernels/visibility/map_passes.cuh"
 #include "kernels/visibility/pair_index.cuh"
-#include "kernels/visibility/upload.cuh"
+#include "kernels/common/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 #include "simlod/detail/visibility_walk.hpp"
 
