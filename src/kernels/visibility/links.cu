@@ -11,9 +11,9 @@
 #include "kernels/common/cuda_resources.cuh"
 #include "kernels/common/kernel_timer.cuh"
 #include "kernels/common/launch.hpp"
+#include "kernels/common/upload.cuh"
 #include "kernels/visibility/map_passes.cuh"
 #include "kernels/visibility/pair_index.cuh"
-#include "kernels/common/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 
 namespace simlod::detail::cuda {
