@@ -505,7 +505,7 @@ void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::
     }
     bulk::Driver(t, points, d_records, static_cast<std::uint32_t>(n)).run(stats);
     if (d_records != nullptr) stats.scratch_bytes += records.size();
-    // The incremental builder's voxel index is not made from a bulk-built tree (yet).
+    // The incremental builder's voxel index is made when a batch first needs it (index_tree).
     t.index.set_ready(false);
   } catch (...) {
     (void)cudaStreamSynchronize(s);  // nothing queued may outlive the error
