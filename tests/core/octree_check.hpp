@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 #include "simlod/octree.hpp"
 
 namespace simlod::test {
@@ -190,11 +191,15 @@ inline void expect_octree_invariants(const NodeSnapshot& snap, std::span<const P
     const auto& n = snap.nodes[id];
     depth = std::max(depth, n.level);
     const std::uint64_t samples = n.points.size() + n.voxels.size();
-    chunks += (samples + g.chunk_capacity - 1) / g.chunk_capacity;
+    // Without statistics, a voxel chunk is taken to hold chunk_capacity voxels (only the sum
+    // below uses it).
+    const std::uint64_t cap =
+        n.leaf || stats == nullptr ? g.chunk_capacity : stats->voxels_per_chunk;
+    chunks += (samples + cap - 1) / cap;
     voxels += n.voxels.size();
     if (!n.leaf) continue;
     ++leaves;
-    leaf_chunks += (samples + g.chunk_capacity - 1) / g.chunk_capacity;
+    leaf_chunks += (samples + cap - 1) / cap;
     if (n.level < g.max_depth) {
       EXPECT_LE(n.points.size(), g.max_points_per_leaf)
           << "leaf " << id << " is over the limit above max depth";
@@ -209,7 +214,9 @@ inline void expect_octree_invariants(const NodeSnapshot& snap, std::span<const P
       for (std::int32_t a = parent[id]; a >= 0; a = parent[static_cast<std::size_t>(a)]) {
         const auto& an = snap.nodes[static_cast<std::size_t>(a)];
         const std::uint32_t cell = detail::cell_index(q, an.level, g.grid_bits);
-        pairs[static_cast<std::size_t>(a)].push_back(std::uint64_t{cell} << 32 | p.rgba);
+        // A voxel keeps the RGB of its point, alpha 255 (detail/voxel_codec.hpp).
+        pairs[static_cast<std::size_t>(a)].push_back(std::uint64_t{cell} << 32 |
+                                                     detail::voxel_rgba(p.rgba));
       }
     }
   }
@@ -231,6 +238,7 @@ inline void expect_octree_invariants(const NodeSnapshot& snap, std::span<const P
   EXPECT_EQ(stats->points, input.size());
   EXPECT_EQ(stats->voxels, voxels);
   EXPECT_EQ(stats->chunks_used + stats->chunks_pooled, stats->chunks_allocated);
+  EXPECT_EQ(stats->points_per_chunk, g.chunk_capacity);
   EXPECT_EQ(stats->chunks_used, chunks) << "chunks in use vs chunks the node lists need";
   const std::uint64_t chunk_bytes = std::uint64_t{g.chunk_capacity} * sizeof(Point);
   EXPECT_EQ(stats->bytes_points, leaf_chunks * chunk_bytes);

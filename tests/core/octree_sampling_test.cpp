@@ -77,7 +77,7 @@ std::vector<Point> expected_voxels(const NodeSnapshot::Node& n, const NodeTruth&
     std::uint32_t rgba = 0;
     if (mode == Sampling::Random) rgba = static_cast<std::uint32_t>(t.max_key);
     if (mode == Sampling::Average) rgba = t.sum.rgba();
-    out.push_back({c[0], c[1], c[2], rgba});
+    out.push_back({c[0], c[1], c[2], mode == Sampling::FirstCome ? 0 : detail::voxel_rgba(rgba)});
   }
   return out;
 }
@@ -186,7 +186,8 @@ TEST(BulkSampling, RandomIsUniformOverSeeds) {
     ASSERT_EQ(snap.nodes.size(), 73u);  // the root, 8 inner nodes and 64 leaves
     ASSERT_EQ(snap.nodes[0].voxels.size(), 64u);
     for (const Point& v : snap.nodes[0].voxels) {
-      const std::uint32_t cell = v.rgba >> 3;  // the winner's cell: must be the voxel's own
+      // The winner's cell, from its RGB (a voxel reads back alpha 255): must be the voxel's own.
+      const std::uint32_t cell = (v.rgba & 0xffffffu) >> 3;
       ASSERT_EQ(static_cast<std::uint32_t>(v.x / 2.0f) |
                     static_cast<std::uint32_t>(v.y / 2.0f) << 2 |
                     static_cast<std::uint32_t>(v.z / 2.0f) << 4,

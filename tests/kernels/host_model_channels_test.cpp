@@ -9,6 +9,7 @@
 #include "core/octree_test_util.hpp"
 #include "gpu/snapshot_compare.hpp"
 #include "kernels/host_model.hpp"
+#include "simlod/detail/channels.hpp"
 
 namespace simlod::detail::cuda {
 namespace {
@@ -43,8 +44,21 @@ TEST(HostModelChannels, RecordsFollowTheirSamplesAsOnTheCpu) {
     EXPECT_EQ(snap.channels, mask);
     test::expect_same_tree(cpu.snapshot(), snap, /*colours=*/false);
     EXPECT_EQ(test::expect_channels_follow_colours(snap, all, mask), kN);
-    EXPECT_EQ(model.stats().bytes_channels, cpu.stats().bytes_channels);
-    EXPECT_EQ(model.stats().bytes_points, cpu.stats().bytes_points);
+    const OctreeStats m = model.stats(), c = cpu.stats();
+    EXPECT_EQ(m.bytes_points, c.bytes_points);
+    // Per attribute: the used chunks' slots times its width, for each backend's chunks.
+    for (const OctreeStats* s : {&m, &c}) {
+      const std::uint64_t chunk_bytes =
+          std::uint64_t{s->points_per_chunk} * (16 + detail::channel_layout(mask).record_bytes);
+      const std::uint64_t point_chunks = s->bytes_points / chunk_bytes;
+      const std::uint64_t slots = point_chunks * s->points_per_chunk +
+                                  (s->chunks_used - point_chunks) * s->voxels_per_chunk;
+      for (std::size_t a = 0; a < kAttributeCount; ++a) {
+        const auto attribute = static_cast<Attribute>(a);
+        EXPECT_EQ(s->bytes_channels[a],
+                  has_attribute(mask, attribute) ? slots * attribute_width(attribute) : 0u);
+      }
+    }
   }
 }
 

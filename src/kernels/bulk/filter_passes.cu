@@ -162,7 +162,6 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
   if (total == 0) return;
   const std::uint32_t base = voxel_index(v, w0, 0);
   const std::uint32_t g = v.tree.params.grid_bits;
-  const std::uint32_t mask = (1u << g) - 1u;
   const std::uint32_t cap = v.tree.params.chunk_capacity;
   for (std::uint32_t k0 = 0; k0 < total; k0 += 32) {
     const std::uint32_t k = k0 + lane;
@@ -190,9 +189,8 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
       rgba = sums_at(v.d_sums, v.narrow, idx).rgba();
     }
     const std::uint32_t slot = idx - voxel_index(v, grid_offset(v, rank), 0);
-    const Point p{cell_centre_axis(node.x, cell & mask, node.level, g, v.tree.edge),
-                  cell_centre_axis(node.y, (cell >> g) & mask, node.level, g, v.tree.edge),
-                  cell_centre_axis(node.z, cell >> (2 * g), node.level, g, v.tree.edge), rgba};
+    const Point p =
+        voxel_point(node.level, node.x, node.y, node.z, cell, voxel_rgba(rgba), g, v.tree.edge);
     v.tree.chunk_data(node.head + slot / cap)[slot % cap] = p;
     v.d_emit[idx] = VoxelRecord{node_id, slot, cell, rgba};
     if constexpr (kMode == Sampling::Random) {

@@ -139,12 +139,9 @@ __global__ void write_voxels_kernel(BulkView v, std::uint32_t n) {
   const VoxelRecord r = v.d_emit[t];  // n <= emit_capacity: the driver checked
   const DeviceNode node = v.tree.d_nodes[r.node];
   const std::uint32_t g = v.tree.params.grid_bits;
-  const std::uint32_t mask = (1u << g) - 1u;
   const std::uint32_t cap = v.tree.params.chunk_capacity;
-  const float edge = v.tree.edge;
-  const Point p{cell_centre_axis(node.x, r.cell & mask, node.level, g, edge),
-                cell_centre_axis(node.y, (r.cell >> g) & mask, node.level, g, edge),
-                cell_centre_axis(node.z, r.cell >> (2 * g), node.level, g, edge), r.rgba};
+  const Point p =
+      voxel_point(node.level, node.x, node.y, node.z, r.cell, voxel_rgba(r.rgba), g, v.tree.edge);
   v.tree.chunk_data(node.head + r.slot / cap)[r.slot % cap] = p;
   if (v.d_emit_source != nullptr) {
     copy_record(v.record_at(v.voxel_place(r)), v.record_at(v.d_emit_source[t]),

@@ -24,6 +24,7 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.chunks_used = c.point_chunks + c.voxel_chunks;
   s.chunks_pooled = c.pool_size;
   s.chunks_allocated = c.chunk_top;
+  s.points_per_chunk = s.voxels_per_chunk = layout.chunk_capacity;
   // Sample bytes of the chunks, channel records included (as the CPU backend counts them); the
   // 16-byte trailer of each chunk (its next id, 0.1% at 1000 samples) and the records' padding
   // are left out like the CPU's separate link array.

@@ -17,6 +17,7 @@
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/update/capacity.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cuda {

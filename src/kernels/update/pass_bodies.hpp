@@ -232,13 +232,10 @@ SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_
     if (v.record_bytes != 0) source = v.d_backlog_sources[i - points];
     const VoxelRecord r = v.d_backlog[i - points];
     const DeviceNode n = v.d_nodes[r.node];
-    const std::uint32_t g = v.params.grid_bits;
-    const std::uint32_t mask = (1u << g) - 1u;
     id = r.node;
     slot = r.slot;
-    sample = Point{cell_centre_axis(n.x, r.cell & mask, n.level, g, v.edge),
-                   cell_centre_axis(n.y, (r.cell >> g) & mask, n.level, g, v.edge),
-                   cell_centre_axis(n.z, r.cell >> (2 * g), n.level, g, v.edge), r.rgba};
+    sample =
+        voxel_point(n.level, n.x, n.y, n.z, r.cell, voxel_rgba(r.rgba), v.params.grid_bits, v.edge);
   }
   const std::uint32_t cap = v.params.chunk_capacity;
   const std::uint32_t before = v.d_nodes[id].count - v.d_new[id];  // allocate_node added them

@@ -7,6 +7,7 @@
 #include "kernels/tuning.hpp"
 #include "kernels/update/voxel_index.cuh"
 #include "simlod/detail/channels.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cuda {
@@ -119,7 +120,7 @@ __global__ void colour_kernel(IndexView x) {
     const unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
     std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
     if (x.random == 0) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-    if (x.colours != 0) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = rgba;
+    if (x.colours != 0) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = voxel_rgba(rgba);
     x.dirty[e] = 0;
   }
 }

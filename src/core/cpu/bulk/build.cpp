@@ -36,7 +36,7 @@ void require(const TreeStore& store, std::uint64_t points, std::uint64_t chunks,
 /// first chunk.
 std::uint32_t give_chunks(TreeStore& store, std::uint32_t id, std::uint64_t samples) {
   CpuNode& n = store.nodes[id];
-  const std::uint64_t k = store.chunks_for(samples);
+  const std::uint64_t k = store.chunks_for(samples, n.leaf());
   std::uint32_t first = kNone;
   for (std::uint64_t j = 0; j < k; ++j) {
     const std::uint32_t c = store.chunks.take();
@@ -61,36 +61,39 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
         nodes[id].leaf() ? sorted.end[id] - sorted.begin[id] : voxels[id].size();
     if (samples == 0) continue;
     first_chunk[id] = give_chunks(store, id, samples);
-    (nodes[id].leaf() ? store.point_chunks : store.voxel_chunks) += store.chunks_for(samples);
+    (nodes[id].leaf() ? store.point_chunks : store.voxel_chunks) +=
+        store.chunks_for(samples, nodes[id].leaf());
     (nodes[id].leaf() ? store.points : store.voxels) += samples;
   }
-  const std::uint32_t cap = store.config.chunk_capacity;
+  const std::uint32_t cap = store.chunks.capacity();
+  const VoxelLayout& layout = store.chunks.voxel_layout();
   const std::uint64_t bytes = store.chunks.record_bytes();
   // A node's chunks are consecutive ids (fresh chunks of an empty store), so sample j lies in
-  // chunk first + j / cap; with channels its record beside it takes that of input point i.
-  auto copy_record = [&](std::uint32_t id, std::uint64_t j, std::uint64_t i) {
-    std::memcpy(store.chunks.records(first_chunk[id] + static_cast<std::uint32_t>(j / cap)) +
-                    j % cap * bytes,
-                records.data() + i * bytes, bytes);
-  };
+  // chunk first + j / capacity; with channels its record beside it takes that of input point i.
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t id = lo; id < hi; ++id) {
       if (first_chunk[id] == kNone) continue;
       const CpuNode& n = nodes[id];
-      auto slot = [&](std::uint64_t j) {
-        return store.chunks.data(first_chunk[id] + static_cast<std::uint32_t>(j / cap)) + j % cap;
-      };
       if (n.leaf()) {
         for (std::uint64_t j = 0, i = sorted.begin[id]; i < sorted.end[id]; ++i, ++j) {
-          *slot(j) = points[sorted.order[i]];
-          if (bytes != 0) copy_record(static_cast<std::uint32_t>(id), j, sorted.order[i]);
+          const auto chunk = first_chunk[id] + static_cast<std::uint32_t>(j / cap);
+          store.chunks.data(chunk)[j % cap] = points[sorted.order[i]];
+          if (bytes != 0) {
+            std::memcpy(store.chunks.records(chunk) + j % cap * bytes,
+                        records.data() + sorted.order[i] * bytes, bytes);
+          }
         }
         continue;
       }
       for (std::uint64_t j = 0; j < voxels[id].size(); ++j) {
         const bulk::CellSample v = voxels[id][j];
-        *slot(j) = voxel_sample(store.geometry, n, v.cell, v.rgba);
-        if (bytes != 0) copy_record(static_cast<std::uint32_t>(id), j, v.source);
+        const auto chunk = first_chunk[id] + static_cast<std::uint32_t>(j / layout.capacity);
+        const auto at = static_cast<std::uint32_t>(j % layout.capacity);
+        put_voxel(store.chunks.bytes(chunk), layout, at, v.cell, v.rgba);
+        if (bytes != 0) {
+          std::memcpy(store.chunks.voxel_records(chunk) + at * bytes,
+                      records.data() + v.source * bytes, bytes);
+        }
       }
     }
   });
@@ -107,7 +110,7 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     std::uint64_t point_chunks = 0;
     for (std::uint32_t id = 0; id < store.nodes.size(); ++id) {
       if (store.nodes[id].leaf())
-        point_chunks += store.chunks_for(sorted.end[id] - sorted.begin[id]);
+        point_chunks += store.chunks_for(sorted.end[id] - sorted.begin[id], true);
     }
     require(store, points.size(), point_chunks, " for points");
     stats.split_ms = ms_since(split_start);
@@ -118,7 +121,7 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
     const auto voxels = bulk::voxelize(store, pool, points, records, sorted, filter_bytes);
     std::uint64_t voxel_chunks = 0, voxel_count = 0;
     for (const auto& v : voxels) {
-      voxel_chunks += store.chunks_for(v.size());
+      voxel_chunks += store.chunks_for(v.size(), false);
       voxel_count += v.size();
     }
     require(store, points.size(), point_chunks + voxel_chunks, " for points and voxels");

@@ -7,9 +7,10 @@
 
 namespace simlod::detail::cpu {
 
-ChunkStore::ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes)
+ChunkStore::ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes, std::uint32_t grid_bits)
     : capacity_(capacity),
       record_bytes_(record_bytes),
+      voxels_(detail::voxel_layout(chunk_bytes(), record_bytes, grid_bits)),
       per_slab_(
           static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kChunkSlabBytes / chunk_bytes()))) {
 }

@@ -1,12 +1,14 @@
 // Chunk storage of the CPU octree backend.
 //
-// A chunk is `capacity` Points (16 bytes each, alignment 4, so capacity * 16 bytes), then, with
-// attribute channels, `capacity` channel records (record_bytes each, detail/channels.hpp; record
-// k beside point k), plus a next link. Chunks live in slabs of about kChunkSlabBytes that never
-// move, so growing the store never copies samples: chunk c is at slab c / per_slab, byte offset
-// (c % per_slab) * chunk_bytes().
-// next(c) is the following chunk of the same node list or kNone. Chunks freed by splits go to
-// the pool (a LIFO stack) and are taken again before fresh chunks.
+// A chunk is chunk_bytes() = capacity * (16 + record_bytes) bytes. A leaf's chunk holds
+// `capacity` Points (16 bytes each, alignment 4), then, with attribute channels, `capacity`
+// channel records (record_bytes each, detail/channels.hpp; record k beside point k). An inner
+// node's chunk holds voxel_layout().capacity compact voxels (6 bytes each at grids of up to 256
+// cells a side) and their records (detail/voxel_codec.hpp). Beside each chunk a next link. Chunks
+// live in slabs of about kChunkSlabBytes that never move, so growing the store never copies
+// samples: chunk c is at slab c / per_slab, byte offset (c % per_slab) * chunk_bytes(). next(c) is
+// the following chunk of the same node list or kNone. Chunks freed by splits go to the pool (a LIFO
+// stack) and are taken again before fresh chunks.
 #pragma once
 
 #include <cstddef>
@@ -15,15 +17,23 @@
 #include <vector>
 
 #include "core/cpu/tree/node.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cpu {
 
 class ChunkStore {
  public:
-  explicit ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes = 0);
+  ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes, std::uint32_t grid_bits);
 
+  /// Points per chunk.
   [[nodiscard]] std::uint32_t capacity() const { return capacity_; }
+  /// How a chunk of voxels is laid out (its capacity: voxels per chunk).
+  [[nodiscard]] const VoxelLayout& voxel_layout() const { return voxels_; }
+  /// Samples per chunk of a leaf (points) or an inner node (voxels).
+  [[nodiscard]] std::uint32_t capacity_of(bool leaf) const {
+    return leaf ? capacity_ : voxels_.capacity;
+  }
   /// Bytes of a sample's channel record (0: no channels).
   [[nodiscard]] std::uint32_t record_bytes() const { return record_bytes_; }
   [[nodiscard]] std::uint64_t chunk_bytes() const {
@@ -33,19 +43,31 @@ class ChunkStore {
   [[nodiscard]] std::uint64_t allocated() const { return next_.size(); }
   [[nodiscard]] std::uint64_t pooled() const { return pool_.size(); }
 
-  [[nodiscard]] Point* data(std::uint32_t chunk) {
-    return reinterpret_cast<Point*>(slabs_[chunk / per_slab_].get() +
-                                    std::size_t{chunk % per_slab_} * chunk_bytes());
+  /// The chunk's first byte.
+  [[nodiscard]] std::byte* bytes(std::uint32_t chunk) {
+    return slabs_[chunk / per_slab_].get() + std::size_t{chunk % per_slab_} * chunk_bytes();
   }
+  [[nodiscard]] const std::byte* bytes(std::uint32_t chunk) const {
+    return const_cast<ChunkStore*>(this)->bytes(chunk);
+  }
+  /// The points of a leaf's chunk.
+  [[nodiscard]] Point* data(std::uint32_t chunk) { return reinterpret_cast<Point*>(bytes(chunk)); }
   [[nodiscard]] const Point* data(std::uint32_t chunk) const {
     return const_cast<ChunkStore*>(this)->data(chunk);
   }
-  /// The channel records of a chunk (meaningful only with record_bytes() > 0).
+  /// The channel records of a leaf's chunk (meaningful only with record_bytes() > 0).
   [[nodiscard]] std::byte* records(std::uint32_t chunk) {
-    return reinterpret_cast<std::byte*>(data(chunk) + capacity_);
+    return bytes(chunk) + std::size_t{capacity_} * sizeof(Point);
   }
   [[nodiscard]] const std::byte* records(std::uint32_t chunk) const {
     return const_cast<ChunkStore*>(this)->records(chunk);
+  }
+  /// The channel records of an inner node's chunk.
+  [[nodiscard]] std::byte* voxel_records(std::uint32_t chunk) {
+    return bytes(chunk) + voxels_.records_offset;
+  }
+  [[nodiscard]] const std::byte* voxel_records(std::uint32_t chunk) const {
+    return const_cast<ChunkStore*>(this)->voxel_records(chunk);
   }
   [[nodiscard]] std::uint32_t next(std::uint32_t chunk) const { return next_[chunk]; }
   void link(std::uint32_t chunk, std::uint32_t next) { next_[chunk] = next; }
@@ -65,6 +87,7 @@ class ChunkStore {
  private:
   std::uint32_t capacity_;
   std::uint32_t record_bytes_;
+  VoxelLayout voxels_;
   std::uint32_t per_slab_;  ///< chunks per slab
   /// Uninitialised bytes (new[] of std::byte starts the lifetime of the Points written there;
   /// its alignment, at least 16, suffices): slabs are not zeroed.

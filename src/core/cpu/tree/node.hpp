@@ -10,7 +10,8 @@
 //   offset 28  uint32 tail         last chunk (appends go there); kNone while count == 0
 //   offset 32  uint64 count        samples stored: points (leaf) or voxels (inner node); a leaf
 //                                  at max_depth grows without bound, hence 64 bits
-// A node's list holds exactly ceil(count / chunk_capacity) chunks; all but the tail are full.
+// A node's list holds exactly ceil(count / capacity) chunks, capacity = chunk_capacity points
+// (leaf) or ChunkStore::voxel_layout().capacity voxels (inner node); all but the tail are full.
 // A split appends 8 nodes, so inner nodes = (nodes - 1) / 8.
 //
 // NodeScratch: 16 bytes, alignment 4, in a parallel vector; per-batch state, zero between batches.

@@ -39,13 +39,16 @@ OctreeStats stats(const TreeStore& t) {
   s.chunks_allocated = t.chunks.allocated();
   s.chunks_pooled = t.chunks.pooled();
   s.chunks_used = s.chunks_allocated - s.chunks_pooled;
+  s.points_per_chunk = t.chunks.capacity();
+  s.voxels_per_chunk = t.chunks.voxel_layout().capacity;
   s.bytes_points = t.point_chunks * t.chunks.chunk_bytes();
   s.bytes_voxels = t.voxel_chunks * t.chunks.chunk_bytes();
   const ChannelLayout layout = channel_layout(t.config.channels);
   for (std::size_t a = 0; a < kAttributeCount; ++a) {
     if (!layout.has(static_cast<Attribute>(a))) continue;
-    s.bytes_channels[a] = (t.point_chunks + t.voxel_chunks) * t.chunks.capacity() *
-                          attribute_width(static_cast<Attribute>(a));
+    s.bytes_channels[a] =
+        (t.point_chunks * t.chunks.capacity() + t.voxel_chunks * t.chunks.voxel_layout().capacity) *
+        attribute_width(static_cast<Attribute>(a));
   }
   s.bytes_grids = t.grids.count() * t.grids.grid_bytes();
   s.bytes_nodes = t.nodes.size() * kNodeBytes;
@@ -97,15 +100,26 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   const std::uint64_t count = t.nodes[id].count;
   if (first >= count || out.empty()) return 0;
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), count - first);
-  const std::uint32_t cap = t.chunks.capacity();
-  std::uint32_t c = t.nodes[id].head;
+  const CpuNode& node = t.nodes[id];
+  const std::uint32_t cap = t.chunks.capacity_of(node.leaf());
+  const ReadView view = t.read();
+  std::uint32_t c = node.head;
   for (std::uint64_t skip = first / cap; skip > 0; --skip) c = t.chunks.next(c);
   std::uint64_t at = first % cap, done = 0;
   while (done < n) {
     const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
-    std::copy_n(t.chunks.data(c) + at, k, out.data() + done);
+    const std::byte* records = nullptr;
+    if (node.leaf()) {
+      std::copy_n(t.chunks.data(c) + at, k, out.data() + done);
+      records = t.chunks.records(c);
+    } else {
+      for (std::uint64_t j = 0; j < k; ++j) {
+        out[done + j] = view.voxel_at(node, t.chunks.bytes(c), static_cast<std::uint32_t>(at + j));
+      }
+      records = t.chunks.voxel_records(c);
+    }
     if (attributes != nullptr && layout.record_bytes != 0) {
-      unpack_records(t.chunks.records(c) + at * layout.record_bytes, k, layout, *attributes);
+      unpack_records(records + at * layout.record_bytes, k, layout, *attributes);
     }
     done += k;
     at = 0;

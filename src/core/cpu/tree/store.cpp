@@ -12,7 +12,8 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
     : config(config_),
       geometry(geometry_),
       limit(config_.memory_bytes),
-      chunks(config_.chunk_capacity, channel_layout(config_.channels).record_bytes),
+      chunks(config_.chunk_capacity, channel_layout(config_.channels).record_bytes,
+             geometry_.grid_bits),
       grids(geometry_.grid_bits),
       index(config_) {
   nodes.emplace_back();  // the root: an empty leaf
@@ -27,8 +28,9 @@ std::uint64_t TreeStore::charged() const {
          nodes.size() * kNodeBytes + index.bytes();
 }
 
-std::uint64_t TreeStore::chunks_for(std::uint64_t samples) const {
-  return (samples + config.chunk_capacity - 1) / config.chunk_capacity;
+std::uint64_t TreeStore::chunks_for(std::uint64_t samples, bool leaf) const {
+  const std::uint32_t cap = chunks.capacity_of(leaf);
+  return (samples + cap - 1) / cap;
 }
 
 }  // namespace simlod::detail::cpu

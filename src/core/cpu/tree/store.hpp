@@ -19,27 +19,56 @@
 #include "core/cpu/tree/voxel_index.hpp"
 #include "core/octree_store.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 
 namespace simlod::detail::cpu {
 
 /// What consumers see of a store: trivially copyable, valid until the store is next written.
 struct ReadView {
+  static constexpr std::uint32_t kVoxelRun = 256;  ///< decoded voxels per call of for_each_run
+
   const CpuNode* nodes = nullptr;
   std::size_t node_count = 0;
   const ChunkStore* chunks = nullptr;
   const OctreeGeometry* geometry = nullptr;
 
   /// Calls fn(const Point*, const std::byte* records, std::size_t) for each run of node i's
-  /// samples, in list order; records: their channel records (nullptr without channels).
+  /// samples, in list order; records: their channel records (nullptr without channels). An
+  /// inner node's voxels arrive decoded (runs of at most kVoxelRun, in a buffer of the call).
   template <class Fn>
   void for_each_run(std::size_t i, Fn fn) const {
-    std::uint64_t left = nodes[i].count;
-    const bool channels = chunks->record_bytes() != 0;
-    for (std::uint32_t c = nodes[i].head; left > 0; c = chunks->next(c)) {
-      const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
-      fn(chunks->data(c), channels ? chunks->records(c) : nullptr, static_cast<std::size_t>(k));
+    const CpuNode& n = nodes[i];
+    std::uint64_t left = n.count;
+    const std::uint32_t bytes = chunks->record_bytes();
+    if (n.leaf()) {
+      for (std::uint32_t c = n.head; left > 0; c = chunks->next(c)) {
+        const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
+        fn(chunks->data(c), bytes != 0 ? chunks->records(c) : nullptr, static_cast<std::size_t>(k));
+        left -= k;
+      }
+      return;
+    }
+    const VoxelLayout& l = chunks->voxel_layout();
+    Point run[kVoxelRun];
+    for (std::uint32_t c = n.head; left > 0; c = chunks->next(c)) {
+      const std::uint32_t k = static_cast<std::uint32_t>(left < l.capacity ? left : l.capacity);
+      const std::byte* base = chunks->bytes(c);
+      for (std::uint32_t at = 0; at < k; at += kVoxelRun) {
+        const std::uint32_t m = k - at < kVoxelRun ? k - at : kVoxelRun;
+        for (std::uint32_t j = 0; j < m; ++j) run[j] = voxel_at(n, base, at + j);
+        fn(static_cast<const Point*>(run),
+           bytes != 0 ? chunks->voxel_records(c) + std::size_t{at} * bytes : nullptr,
+           static_cast<std::size_t>(m));
+      }
       left -= k;
     }
+  }
+  /// The sample of voxel `slot` of chunk memory `base` of inner node n.
+  [[nodiscard]] Point voxel_at(const CpuNode& n, const std::byte* base, std::uint32_t slot) const {
+    const VoxelLayout& l = chunks->voxel_layout();
+    return voxel_point(n.level, n.x, n.y, n.z, voxel_cell(base, l, slot),
+                       voxel_rgba(reinterpret_cast<const std::uint32_t*>(base)[slot]),
+                       geometry->grid_bits, geometry->edge);
   }
   /// Calls fn(const Point*, std::size_t) for each run of node i's samples, in list order.
   template <class Fn>
@@ -56,7 +85,8 @@ struct TreeStore {
   /// Bytes charged to the reserve: allocated chunks (pooled included), grids, nodes and the
   /// voxel index.
   [[nodiscard]] std::uint64_t charged() const;
-  [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples) const;
+  /// Chunks that `samples` points (leaf) or voxels (inner node) take.
+  [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples, bool leaf) const;
   [[nodiscard]] ReadView read() const { return {nodes.data(), nodes.size(), &chunks, &geometry}; }
 
   OctreeConfig config;
@@ -75,16 +105,6 @@ struct TreeStore {
   std::uint64_t point_chunks = 0, voxel_chunks = 0;
   std::uint32_t depth = 0;
 };
-
-/// The sample of voxel `cell` of inner node `n`: the cell's centre, with colour `rgba`.
-[[nodiscard]] inline Point voxel_sample(const OctreeGeometry& geometry, const CpuNode& n,
-                                        std::uint32_t cell, std::uint32_t rgba) {
-  const std::uint32_t g = geometry.grid_bits;
-  const std::uint32_t mask = (1u << g) - 1u;
-  return Point{cell_centre_axis(n.x, cell & mask, n.level, g, geometry.edge),
-               cell_centre_axis(n.y, (cell >> g) & mask, n.level, g, geometry.edge),
-               cell_centre_axis(n.z, cell >> (2 * g), n.level, g, geometry.edge), rgba};
-}
 
 /// From the running totals; does not walk the tree.
 [[nodiscard]] OctreeStats stats(const TreeStore& store);

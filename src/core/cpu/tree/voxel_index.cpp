@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "simlod/detail/channels.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 
 namespace simlod::detail::cpu {
 namespace {
@@ -109,19 +110,19 @@ void VoxelIndex::link(std::uint32_t entry) noexcept {
   }
 }
 
-void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, Point* sample,
+void VoxelIndex::add(std::uint32_t node, std::uint32_t cell, std::uint32_t* word,
                      std::byte* record) noexcept {
   const auto e = static_cast<std::uint32_t>(
       std::atomic_ref<std::uint64_t>(size_).fetch_add(1, std::memory_order_relaxed));
   std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
   std::fill_n(entry, stride_, 0);
   entry[0] = key_of(node, cell);
-  entry[1] = reinterpret_cast<std::uintptr_t>(sample);
+  entry[1] = reinterpret_cast<std::uintptr_t>(word);
   if (keeps_records()) entry[3 + words_] = reinterpret_cast<std::uintptr_t>(record);
   link(e);
 }
 
-Point* VoxelIndex::sample_of(std::uint32_t node, std::uint32_t cell) const noexcept {
+std::uint32_t* VoxelIndex::word_of(std::uint32_t node, std::uint32_t cell) const noexcept {
   if (slots_.empty()) return nullptr;
   const std::uint64_t key = key_of(node, cell);
   const std::uint64_t mask = slots_.size() - 1;
@@ -129,7 +130,9 @@ Point* VoxelIndex::sample_of(std::uint32_t node, std::uint32_t cell) const noexc
     const std::uint32_t e = slots_[s];
     if (e == kNone) return nullptr;
     const std::uint64_t* entry = base_ + std::uint64_t{e} * stride_;
-    if (entry[0] == key) return reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]));
+    if (entry[0] == key) {
+      return reinterpret_cast<std::uint32_t*>(static_cast<std::uintptr_t>(entry[1]));
+    }
   }
 }
 
@@ -217,8 +220,10 @@ void VoxelIndex::write_colours(PoolView& pool) noexcept {
       const std::uint64_t* acc = entry + 2;
       std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
       if (!random_) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-      if (writes_colours_)
-        reinterpret_cast<Point*>(static_cast<std::uintptr_t>(entry[1]))->rgba = rgba;
+      if (writes_colours_) {
+        set_voxel_colour(reinterpret_cast<std::uint32_t*>(static_cast<std::uintptr_t>(entry[1])),
+                         rgba);
+      }
       if (averages_records_) {
         write_average_fields(
             reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(entry[3 + words_])),

@@ -1,6 +1,6 @@
 // The voxel index of the CPU store: what the incremental builder needs to keep filtered voxel
 // colours (Sampling::Random and Average, detail/sampling.hpp) exact batch by batch. Every voxel
-// has an entry with its key (node << 32 | cell), the address of its sample in the chunk memory
+// has an entry with its key (node << 32 | cell), the address of its colour word in the chunk memory
 // and its filter's accumulator; an open-addressing hash table of entry numbers finds the entry
 // of (node, cell). A point folds into the entries of its cells on its way down; the colours of
 // the entries folded into are then written to their samples.
@@ -8,8 +8,8 @@
 // Entry e (numbers in order of insertion), `stride` uint64 words in one 64-byte aligned array,
 // so that a lookup touches two cache lines (its table slot and its entry):
 //   word 0              key: node << 32 | cell
-//   word 1              the address of its sample (the voxel in its node's chunk list; chunks
-//                       never move)
+//   word 1              the address of its colour word (detail/voxel_codec.hpp: the voxel in
+//                       its node's chunk list; chunks never move)
 //   words 2 .. 2+w-1    accumulator (w words):
 //                         Random: the largest key (w = 1);
 //                         Random with attribute channels: the largest key, its record's
@@ -94,7 +94,7 @@ class VoxelIndex {
   /// Adds the entry of a new voxel (its key must be absent; room reserved) with an empty
   /// accumulator.
   /// `record`: the voxel's channel record (keeps_records()).
-  void add(std::uint32_t node, std::uint32_t cell, Point* sample,
+  void add(std::uint32_t node, std::uint32_t cell, std::uint32_t* word,
            std::byte* record = nullptr) noexcept;
   /// Whether points carry Random keys (Random; Average with channels, for the point whose
   /// attributes the voxel takes).
@@ -126,8 +126,9 @@ class VoxelIndex {
   /// entry; the entry's mode follows.
   void tally(std::uint32_t node, std::uint32_t cell, std::uint32_t cls, std::uint64_t n) noexcept;
 
-  /// The voxel of (node, cell); nullptr when it has no entry.
-  [[nodiscard]] Point* sample_of(std::uint32_t node, std::uint32_t cell) const noexcept;
+  /// The colour word of the voxel of (node, cell) (set_voxel_colour()); nullptr when it has
+  /// no entry.
+  [[nodiscard]] std::uint32_t* word_of(std::uint32_t node, std::uint32_t cell) const noexcept;
 
   /// Writes the colour of every entry folded into since the last call into its sample (not
   /// for Weighted, whose colours finalize() computes) and with Average's channels (Weighted's

@@ -28,10 +28,11 @@ void Updater::plan_chunks(Batch& b) {
   std::uint64_t total = 0;
   for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
     for (const std::uint32_t id : *list) {
-      const std::uint64_t room = tail_room(nodes_[id].count, config_.chunk_capacity);
+      const bool leaf = nodes_[id].leaf();
+      const std::uint64_t room = tail_room(nodes_[id].count, chunks_.capacity_of(leaf));
       const std::uint64_t pending = scratch_[id].pending;
       scratch_[id].table = static_cast<std::uint32_t>(total);
-      total += pending > room ? chunks_for(pending - room) : 0;
+      total += pending > room ? chunks_for(pending - room, leaf) : 0;
     }
   }
   const std::uint64_t reusable = chunks_.pooled() + b.released;
@@ -60,7 +61,7 @@ void Updater::plan_chunks(Batch& b) {
 void Updater::commit(Batch& b) noexcept {
   for (const auto& s : b.splits) {
     chunks_.release_list(s.before.head);
-    point_chunks_ -= chunks_for(s.before.count);
+    point_chunks_ -= chunks_for(s.before.count, true);
     points_ -= s.before.count;  // they come back through the spill buffer
   }
   for (const auto* list : {&b.leaves, &b.voxel_nodes}) {
@@ -68,8 +69,8 @@ void Updater::commit(Batch& b) noexcept {
       CpuNode& n = nodes_[id];
       NodeScratch& s = scratch_[id];
       s.base_tail = n.tail;
-      const std::uint64_t room = tail_room(n.count, config_.chunk_capacity);
-      const std::uint64_t k = s.pending > room ? chunks_for(s.pending - room) : 0;
+      const std::uint64_t room = tail_room(n.count, chunks_.capacity_of(n.leaf()));
+      const std::uint64_t k = s.pending > room ? chunks_for(s.pending - room, n.leaf()) : 0;
       for (std::uint64_t j = 0; j < k; ++j) {
         const std::uint32_t c = chunks_.take();
         b.table[s.table + j] = c;
@@ -98,28 +99,23 @@ void Updater::commit(Batch& b) noexcept {
 }
 
 void Updater::insert_samples(Batch& b) noexcept {
-  const std::uint32_t cap = config_.chunk_capacity;
   // Where sample k (0-based within this batch) of node `id` goes: the tail's free slots, then
   // the node's new chunks in table order. Node counts are still the pre-batch ones here.
-  // Returns the point's address and stores its record's in `record`.
+  struct Slot {
+    std::uint32_t chunk;
+    std::uint32_t at;
+  };
   const std::size_t record_bytes = b.record_bytes;
-  auto slot = [&](std::uint32_t id, std::uint64_t k, std::byte*& record) -> Point* {
+  auto slot = [&](std::uint32_t id, std::uint64_t k, std::uint32_t cap) -> Slot {
     const std::uint64_t count = nodes_[id].count;
     const NodeScratch& s = scratch_[id];
     const std::uint64_t room = tail_room(count, cap);
-    std::uint32_t chunk = s.base_tail;
-    std::uint64_t at = (count % cap) + k;
-    if (k >= room) {
-      const std::uint64_t j = k - room;
-      chunk = b.table[s.table + j / cap];
-      at = j % cap;
-    }
-    record = chunks_.records(chunk) + at * record_bytes;
-    return chunks_.data(chunk) + at;
+    if (k < room) return {s.base_tail, static_cast<std::uint32_t>(count % cap + k)};
+    const std::uint64_t j = k - room;
+    return {b.table[s.table + j / cap], static_cast<std::uint32_t>(j % cap)};
   };
-  auto voxel = [&](const VoxelRecord& v) {
-    return voxel_sample(geometry_, nodes_[v.node], v.cell, v.rgba);
-  };
+  const std::uint32_t point_cap = chunks_.capacity();
+  const VoxelLayout& voxel_layout = chunks_.voxel_layout();
 
   // Receivers get dense indices (in the cursor field). Partitions are contiguous point ranges
   // plus each worker's voxel list; a counting pass gives every partition its own range of
@@ -161,17 +157,25 @@ void Updater::insert_samples(Batch& b) noexcept {
     for (std::size_t part = lo; part < hi; ++part) {
       const bool points = part < point_parts;
       for_each_sample(part, [&](std::uint32_t* row, std::uint32_t id, std::size_t i) {
-        std::byte* record = nullptr;
-        Point* dst = slot(id, row[scratch_[id].cursor]++, record);
+        const std::uint32_t k = row[scratch_[id].cursor]++;
         if (points) {
-          *dst = b.point(i);
-          if (record_bytes != 0) std::memcpy(record, b.record(i), record_bytes);
+          const Slot s = slot(id, k, point_cap);
+          chunks_.data(s.chunk)[s.at] = b.point(i);
+          if (record_bytes != 0) {
+            std::memcpy(chunks_.records(s.chunk) + s.at * record_bytes, b.record(i), record_bytes);
+          }
           return;
         }
         const VoxelRecord& v = b.voxels[part - point_parts][i];
-        *dst = voxel(v);
-        if (record_bytes != 0) std::memcpy(record, b.record(v.source), record_bytes);
-        if (index) store_.index.add(v.node, v.cell, dst, record);
+        const Slot s = slot(id, k, voxel_layout.capacity);
+        std::byte* base = chunks_.bytes(s.chunk);
+        put_voxel(base, voxel_layout, s.at, v.cell, v.rgba);
+        std::byte* record = nullptr;
+        if (record_bytes != 0) {
+          record = chunks_.voxel_records(s.chunk) + s.at * record_bytes;
+          std::memcpy(record, b.record(v.source), record_bytes);
+        }
+        if (index) store_.index.add(v.node, v.cell, voxel_word(base, s.at), record);
       });
     }
   });

@@ -102,7 +102,7 @@ void Updater::split(Batch& b, std::uint32_t leaf) {
     left -= n;
   }
   b.node_of.resize(old_size + count, leaf);
-  b.released += chunks_for(before.count);
+  b.released += chunks_for(before.count, true);
   b.depth = std::max(b.depth, before.level + 1);
 
   CpuNode& n = nodes_[leaf];

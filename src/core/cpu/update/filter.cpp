@@ -227,25 +227,24 @@ void index_tree(TreeStore& store, PoolView& pool) {
         store.voxels));
   }
   const std::vector<CpuNode>& nodes = store.nodes;
-  const std::uint32_t cap = store.chunks.capacity();
   const std::uint32_t bytes = store.chunks.record_bytes();
   const bool records = index.keeps_records();
-  // The bulk builder writes a node's voxels in cell order: its k-th set grid bit is its k-th
-  // voxel.
+  const VoxelLayout& layout = store.chunks.voxel_layout();
   pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
     for (std::size_t id = lo; id < hi; ++id) {
       const CpuNode& n = nodes[id];
       if (n.leaf()) continue;
-      const std::uint64_t* words = store.grids.words(n.grid);
-      std::uint32_t chunk = n.head;
-      std::uint64_t k = 0;
-      for (std::uint64_t w = 0; w < store.grids.grid_bytes() / 8; ++w) {
-        for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1, ++k) {
-          if (k > 0 && k % cap == 0) chunk = store.chunks.next(chunk);
-          const auto cell = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
-          index.add(static_cast<std::uint32_t>(id), cell, store.chunks.data(chunk) + k % cap,
-                    records ? store.chunks.records(chunk) + k % cap * bytes : nullptr);
+      std::uint64_t left = n.count;
+      for (std::uint32_t chunk = n.head; left > 0; chunk = store.chunks.next(chunk)) {
+        const std::uint32_t k =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(left, layout.capacity));
+        std::byte* base = store.chunks.bytes(chunk);
+        for (std::uint32_t j = 0; j < k; ++j) {
+          index.add(static_cast<std::uint32_t>(id), voxel_cell(base, layout, j),
+                    voxel_word(base, j),
+                    records ? store.chunks.voxel_records(chunk) + std::size_t{j} * bytes : nullptr);
         }
+        left -= k;
       }
     }
   });

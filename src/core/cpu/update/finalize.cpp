@@ -28,7 +28,7 @@ bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats) {
     bulk::Voxelizer<bulk::Weighted, bulk::StoredLeaves> v(bulk::Weighted{}, store,
                                                           bulk::StoredLeaves{store}, pool.size());
     std::uint64_t peak = 0;
-    const std::uint32_t cap = store.chunks.capacity();
+    const VoxelLayout& layout = store.chunks.voxel_layout();
     // A node's voxels are its occupied cells, as before: they are written again in cell order.
     // With channels the voxels stay where they are, beside their records, and take their
     // colours through the voxel index.
@@ -38,16 +38,19 @@ bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats) {
         [&](std::uint32_t id, std::vector<bulk::CellSample>&& voxels) {
           if (in_place) {
             for (const bulk::CellSample& c : voxels) {
-              if (Point* p = store.index.sample_of(id, c.cell)) p->rgba = c.rgba;
+              if (std::uint32_t* word = store.index.word_of(id, c.cell)) {
+                set_voxel_colour(word, c.rgba);
+              }
             }
             return;
           }
           const CpuNode& n = nodes[id];
           std::uint32_t chunk = n.head;
           for (std::size_t k = 0; k < voxels.size(); ++k) {
-            if (k > 0 && k % cap == 0) chunk = store.chunks.next(chunk);
-            store.chunks.data(chunk)[k % cap] =
-                voxel_sample(store.geometry, n, voxels[k].cell, voxels[k].rgba);
+            if (k > 0 && k % layout.capacity == 0) chunk = store.chunks.next(chunk);
+            put_voxel(store.chunks.bytes(chunk), layout,
+                      static_cast<std::uint32_t>(k % layout.capacity), voxels[k].cell,
+                      voxels[k].rgba);
           }
         },
         peak);

@@ -39,8 +39,8 @@ class Updater {
   /// Throws CapacityError when `extra` more bytes would exceed the reserve.
   void require(const Batch& b, std::uint64_t extra, std::string_view what) const;
   [[nodiscard]] std::uint64_t charged() const { return store_.charged(); }
-  [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples) const {
-    return store_.chunks_for(samples);
+  [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples, bool leaf) const {
+    return store_.chunks_for(samples, leaf);
   }
 
   TreeStore& store_;
