@@ -137,9 +137,9 @@ struct OctreeStats {
   /// Chunks in node lists, chunks in the pool (freed by splits, reused first), and both.
   std::uint64_t chunks_used = 0, chunks_pooled = 0, chunks_allocated = 0;
   /// Samples a chunk holds: points (a leaf's, OctreeConfig::chunk_capacity) and voxels (an
-  /// inner node's). Every chunk has the same size; the CPU backend stores voxels as their cell
-  /// and RGB colour (6 bytes at grids of up to 256 cells a side, detail/voxel_codec.hpp), so a
-  /// chunk holds about 2.7 times as many voxels as points (fewer with channels).
+  /// inner node's). Every chunk has the same size; voxels are stored as their cell and RGB
+  /// colour (6 bytes at grids of up to 256 cells a side, detail/voxel_codec.hpp), so a chunk
+  /// holds about 2.7 times as many voxels as points (fewer with channels). Both backends.
   std::uint32_t points_per_chunk = 0, voxels_per_chunk = 0;
   /// Bytes held by used chunks of leaves (points) and inner nodes (voxels), occupancy grids
   /// and node records.

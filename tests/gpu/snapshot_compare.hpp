@@ -56,10 +56,8 @@ inline void expect_same_stats(const OctreeStats& cpu, const OctreeStats& gpu) {
   EXPECT_EQ(cpu.voxels, gpu.voxels);
   // Both take pooled chunks first and need ceil(samples / capacity) per node.
   EXPECT_EQ(cpu.points_per_chunk, gpu.points_per_chunk);
+  EXPECT_EQ(cpu.voxels_per_chunk, gpu.voxels_per_chunk);
   EXPECT_EQ(cpu.bytes_points, gpu.bytes_points);
-  // The CUDA store still keeps voxels as 16-byte points; where both store them alike, their
-  // chunk counts agree too. (Each backend's own counts are checked against its node lists.)
-  if (cpu.voxels_per_chunk != gpu.voxels_per_chunk) return;
   EXPECT_EQ(cpu.chunks_used, gpu.chunks_used);
   EXPECT_EQ(cpu.chunks_pooled, gpu.chunks_pooled);
   EXPECT_EQ(cpu.chunks_allocated, gpu.chunks_allocated);

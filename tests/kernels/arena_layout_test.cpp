@@ -32,6 +32,37 @@ TEST(ArenaLayout, SizesOfChunksAndGrids) {
   EXPECT_EQ(grid_bytes_for(1), 16u);
 }
 
+TEST(ArenaLayout, VoxelChunksFitBeforeTheTrailerAndMatchTheCpuStore) {
+  const AttributeMask masks[] = {0, attribute_bit(Attribute::Intensity),
+                                 attribute_bit(Attribute::Intensity) |
+                                     attribute_bit(Attribute::Classification) |
+                                     attribute_bit(Attribute::GpsTime)};
+  for (const std::uint32_t cap : {1u, 2u, 50u, 1000u}) {
+    for (const std::uint32_t grid : {2u, 128u, 512u}) {
+      for (const AttributeMask mask : masks) {
+        OctreeConfig c;
+        c.chunk_capacity = cap;
+        c.voxel_grid = grid;
+        c.channels = mask;
+        const OctreeGeometry g = make_geometry(unit_cube(), c);
+        const ArenaLayout a = plan_arena(std::uint64_t{1} << 30, c, g);
+        SCOPED_TRACE(testing::Message() << "capacity " << cap << ", grid " << grid);
+        // The CPU store's chunks: capacity * (16 + record bytes), the same voxels per chunk.
+        EXPECT_EQ(a.voxels.capacity, voxel_layout(std::uint64_t{cap} * (16 + a.record_bytes),
+                                                  a.record_bytes, g.grid_bits)
+                                         .capacity);
+        EXPECT_GE(a.voxels.capacity, cap);
+        // Words, high parts and records end before the 16-byte trailer (the next id).
+        const std::uint64_t end = std::uint64_t{a.voxels.capacity} * (4 + a.voxels.high_bytes);
+        EXPECT_LE(end, a.voxels.records_offset);
+        EXPECT_LE(a.voxels.records_offset + std::uint64_t{a.voxels.capacity} * a.record_bytes,
+                  a.chunk_bytes - 16);
+        EXPECT_LE(a.records_offset + std::uint64_t{cap} * a.record_bytes, a.chunk_bytes - 16);
+      }
+    }
+  }
+}
+
 TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   const OctreeConfig c;
   const std::uint64_t reserve = std::uint64_t{64} << 30;

@@ -171,7 +171,10 @@ TEST(CapacityGrant, InsertionPlacesChunksAndBacklogBelowTheCeiling) {
   const ExpandGrant e = grant_expansion(last, tree, g.layout, 10'000, 0);
   const InsertGrant i = grant_insert(last, tree, tree, e, g.layout, g.params, 10'000);
   EXPECT_EQ(i.backlog, 30'000u);
-  EXPECT_EQ(i.chunks, 10u + 30u + 1u);  // points + voxels / capacity + one per inner node
+  // Points + voxels / voxels per chunk + one per inner node (2,666 compact voxels fill the
+  // 16,000 bytes of 1,000 points).
+  ASSERT_EQ(g.layout.voxels.capacity, 2666u);
+  EXPECT_EQ(i.chunks, 10u + 11u + 1u);
   EXPECT_EQ(i.fresh_chunks, i.chunks - 7);
   EXPECT_GE(i.backlog_at, g.layout.dynamic_begin + (100 + i.fresh_chunks) * g.layout.chunk_bytes);
   EXPECT_EQ(i.floor, i.backlog_at + i.backlog * sizeof(VoxelRecord));

@@ -80,8 +80,7 @@ class HostModel {
     copy.links.assign(base_.d_links, base_.d_links + c.node_count);
     copy.chunks.assign(base_.d_chunks,
                        base_.d_chunks + std::uint64_t{c.chunk_top} * layout_.chunk_bytes);
-    return build_snapshot(copy, geometry_, config_.chunk_capacity, layout_.chunk_bytes,
-                          layout_.channels, layout_.records_offset);
+    return build_snapshot(copy, geometry_, layout_);
   }
 
  private:

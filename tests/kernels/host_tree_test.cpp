@@ -25,15 +25,34 @@ struct FakeTree {
     std::memcpy(copy.chunks.data() + chunk * kChunkBytes + slot * sizeof(Point), &p, sizeof(p));
   }
   void link(std::uint32_t chunk, std::uint32_t next) {
-    std::memcpy(copy.chunks.data() + chunk * kChunkBytes + kCap * sizeof(Point), &next, 4);
+    std::memcpy(copy.chunks.data() + (chunk + 1) * kChunkBytes - 16, &next, 4);  // the trailer
   }
 };
 
-/// Root (inner, 3 voxels in chunks 0 -> 1) with 8 leaf children; child 1 holds 5 points in
+OctreeGeometry geometry() {
+  Bounds b;
+  b.expand(0, 0, 0);
+  b.expand(8, 8, 8);
+  return make_geometry(b, OctreeConfig{});
+}
+
+/// The chunks of 2 points (or, in the same 32 bytes, 5 compact voxels).
+ArenaLayout layout() {
+  ArenaLayout l;
+  l.chunk_capacity = kCap;
+  l.chunk_bytes = kChunkBytes;
+  l.voxels = voxel_layout(kCap * sizeof(Point), 0, geometry().grid_bits);
+  return l;
+}
+
+/// The cells of the root's voxels: (3, 0, 0), (0, 5, 0), (127, 127, 127) at the default grid.
+constexpr std::uint32_t kCells[] = {3, 5u << 7, (1u << 21) - 1};
+
+/// Root (inner, 7 voxels in chunks 0 -> 1) with 8 leaf children; child 1 holds 5 points in
 /// chunks 4 -> 2 -> 3, the others are empty.
 FakeTree make_tree() {
   FakeTree t(5);
-  t.copy.nodes.push_back(DeviceNode{0, 0, 0, 0, 3, 2, 0, 1});
+  t.copy.nodes.push_back(DeviceNode{0, 0, 0, 0, 7, 2, 0, 1});
   t.copy.links.push_back(NodeLink{1, 0});
   for (std::uint32_t k = 0; k < 8; ++k) {
     DeviceNode child{k & 1u, (k >> 1) & 1u, k >> 2, 1, 0, 0, kNil, kNil};
@@ -41,7 +60,11 @@ FakeTree make_tree() {
     t.copy.nodes.push_back(child);
     t.copy.links.push_back(NodeLink{kNil, kNil});
   }
-  for (std::uint32_t i = 0; i < 3; ++i) t.put(i / 2, i % 2, Point{0.5f, 0.5f, float(i), i});
+  const VoxelLayout v = layout().voxels;
+  for (std::uint32_t i = 0; i < 7; ++i) {
+    put_voxel(t.copy.chunks.data() + i / v.capacity * kChunkBytes, v, i % v.capacity, kCells[i % 3],
+              i);
+  }
   t.link(0, 1);
   t.link(1, kNil);
   const std::uint32_t order[] = {4, 2, 3};
@@ -53,21 +76,23 @@ FakeTree make_tree() {
   return t;
 }
 
-OctreeGeometry geometry() {
-  Bounds b;
-  b.expand(0, 0, 0);
-  b.expand(8, 8, 8);
-  return make_geometry(b, OctreeConfig{});
-}
-
 TEST(HostTree, SnapshotFollowsTheChunkLists) {
   const FakeTree t = make_tree();
-  const NodeSnapshot s = build_snapshot(t.copy, geometry(), kCap, kChunkBytes);
+  const NodeSnapshot s = build_snapshot(t.copy, geometry(), layout());
   ASSERT_EQ(s.nodes.size(), 9u);
   EXPECT_FALSE(s.nodes[0].leaf);
   for (std::int32_t k = 0; k < 8; ++k) EXPECT_EQ(s.nodes[0].children[k], k + 1);
-  ASSERT_EQ(s.nodes[0].voxels.size(), 3u);
-  for (std::uint32_t i = 0; i < 3; ++i) EXPECT_EQ(s.nodes[0].voxels[i].rgba, i);
+  ASSERT_EQ(layout().voxels.capacity, 5u);
+  ASSERT_EQ(s.nodes[0].voxels.size(), 7u);
+  for (std::uint32_t i = 0; i < 7; ++i) {
+    const Point& p = s.nodes[0].voxels[i];
+    EXPECT_EQ(p.rgba, 0xff000000u | i) << "alpha 255";
+    // Cells of 8 / 128 = 0.0625 units: the centres of the cells written.
+    const std::uint32_t c = kCells[i % 3];
+    EXPECT_EQ(p.x, ((c & 127u) + 0.5f) * 0.0625f);
+    EXPECT_EQ(p.y, (((c >> 7) & 127u) + 0.5f) * 0.0625f);
+    EXPECT_EQ(p.z, ((c >> 14) + 0.5f) * 0.0625f);
+  }
   const auto& leaf = s.nodes[2];
   EXPECT_TRUE(leaf.leaf);
   EXPECT_EQ(leaf.level, 1u);
@@ -82,20 +107,18 @@ TEST(HostTree, SnapshotFollowsTheChunkLists) {
 TEST(HostTree, InconsistentCopiesAreReported) {
   FakeTree bad_count = make_tree();
   bad_count.copy.nodes[2].chunks = 2;  // 5 points need 3 chunks of 2
-  EXPECT_THROW((void)build_snapshot(bad_count.copy, geometry(), kCap, kChunkBytes), Error);
+  EXPECT_THROW((void)build_snapshot(bad_count.copy, geometry(), layout()), Error);
   FakeTree bad_link = make_tree();
   bad_link.link(2, 77);
-  EXPECT_THROW((void)build_snapshot(bad_link.copy, geometry(), kCap, kChunkBytes), Error);
+  EXPECT_THROW((void)build_snapshot(bad_link.copy, geometry(), layout()), Error);
   FakeTree bad_tail = make_tree();
   bad_tail.copy.nodes[2].tail = 2;
-  EXPECT_THROW((void)build_snapshot(bad_tail.copy, geometry(), kCap, kChunkBytes), Error);
+  EXPECT_THROW((void)build_snapshot(bad_tail.copy, geometry(), layout()), Error);
 }
 
 TEST(HostTree, StatsFromTheCounters) {
-  ArenaLayout layout;
+  ArenaLayout layout = simlod::detail::cuda::layout();
   layout.total_bytes = 1 << 20;
-  layout.chunk_bytes = kChunkBytes;
-  layout.chunk_capacity = kCap;
   layout.grid_bytes = 512;
   layout.dynamic_begin = 4096;
   layout.dynamic_end = 1 << 20;
@@ -115,6 +138,9 @@ TEST(HostTree, StatsFromTheCounters) {
   EXPECT_EQ(s.points, 123u);
   EXPECT_EQ(s.chunks_used + s.chunks_pooled, s.chunks_allocated);
   EXPECT_EQ(s.bytes_points, 5 * kCap * sizeof(Point));
+  EXPECT_EQ(s.bytes_voxels, 2 * kCap * sizeof(Point));
+  EXPECT_EQ(s.points_per_chunk, kCap);
+  EXPECT_EQ(s.voxels_per_chunk, 5u);
   EXPECT_EQ(s.bytes_grids, 2u * 512);
   EXPECT_EQ(s.bytes_free, (1u << 20) - 2 * 512 - 4096 - 10 * kChunkBytes + 3 * kChunkBytes);
 }

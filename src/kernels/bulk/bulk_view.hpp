@@ -64,6 +64,9 @@ struct alignas(8) NarrowSum {
 static_assert(sizeof(NarrowSum) == 24);
 inline constexpr std::uint32_t kNarrowPoints = 1u << 24;
 
+/// Marks the place of a voxel (record_at()).
+inline constexpr std::uint64_t kVoxelPlace = 1ull << 31;
+
 struct BulkView {
   TreeView tree;
   const Point* d_points;
@@ -110,15 +113,19 @@ struct BulkView {
   const std::uint32_t* d_digests_below;
   const std::uint64_t* d_sources_below;
 
-  /// The record of the sample at `place` (chunk << 32 | index in the chunk).
+  /// The record of the sample at `place` (chunk << 32 | index in the chunk, with kVoxelPlace
+  /// for a voxel: its chunk lays out its records after the compact voxels).
   SIMLOD_HD std::byte* record_at(std::uint64_t place) const {
-    return tree.chunk_records(static_cast<std::uint32_t>(place >> 32)) +
-           (place & 0xFFFFFFFFull) * tree.record_bytes;
+    const auto chunk = static_cast<std::uint32_t>(place >> 32);
+    const std::uint64_t index = place & (kVoxelPlace - 1);
+    return ((place & kVoxelPlace) != 0 ? tree.voxel_records(chunk) : tree.chunk_records(chunk)) +
+           index * tree.record_bytes;
   }
   /// The place of a voxel the bulk builder wrote (its node's chunks are consecutive).
   SIMLOD_HD std::uint64_t voxel_place(const VoxelRecord& r) const {
-    const std::uint32_t cap = tree.params.chunk_capacity;
-    return std::uint64_t{tree.d_nodes[r.node].head + r.slot / cap} << 32 | r.slot % cap;
+    const std::uint32_t cap = tree.voxels.capacity;
+    return std::uint64_t{tree.d_nodes[r.node].head + r.slot / cap} << 32 | kVoxelPlace |
+           r.slot % cap;
   }
 
   /// The leaf (or kExtBit | block) a point's walk through the blocks ends at, and its block.

@@ -161,8 +161,7 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
   before -= count;
   if (total == 0) return;
   const std::uint32_t base = voxel_index(v, w0, 0);
-  const std::uint32_t g = v.tree.params.grid_bits;
-  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  const std::uint32_t cap = v.tree.voxels.capacity;
   for (std::uint32_t k0 = 0; k0 < total; k0 += 32) {
     const std::uint32_t k = k0 + lane;
     // The lane whose word holds the warp's k-th set cell: the last with before <= k.
@@ -189,13 +188,12 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
       rgba = sums_at(v.d_sums, v.narrow, idx).rgba();
     }
     const std::uint32_t slot = idx - voxel_index(v, grid_offset(v, rank), 0);
-    const Point p =
-        voxel_point(node.level, node.x, node.y, node.z, cell, voxel_rgba(rgba), g, v.tree.edge);
-    v.tree.chunk_data(node.head + slot / cap)[slot % cap] = p;
+    put_voxel(v.tree.chunk_bytes_of(node.head + slot / cap), v.tree.voxels, slot % cap, cell, rgba);
     v.d_emit[idx] = VoxelRecord{node_id, slot, cell, rgba};
     if constexpr (kMode == Sampling::Random) {
       if (v.d_sources != nullptr) {
-        copy_record(v.record_at(std::uint64_t{node.head + slot / cap} << 32 | slot % cap),
+        copy_record(v.tree.voxel_records(node.head + slot / cap) +
+                        std::uint64_t{slot % cap} * v.tree.record_bytes,
                     v.record_at(v.d_sources[idx]), v.tree.record_bytes);
       }
     }

@@ -41,19 +41,17 @@ __global__ void __launch_bounds__(kGatherBlock)
 /// old tree, level): every voxel gives its colour to the old tree's voxel of its cell, found
 /// through the old tree's voxel index.
 __global__ void __launch_bounds__(kGatherBlock)
-    recolour_kernel(TreeView fresh, IndexView x, const uint4* nodes, float quant_scale) {
+    recolour_kernel(TreeView fresh, IndexView x, const uint4* nodes) {
   const uint4 node = nodes[blockIdx.x];
-  const std::uint32_t cap = fresh.params.chunk_capacity;
-  const std::uint32_t g = fresh.params.grid_bits;
+  const std::uint32_t cap = fresh.voxels.capacity;
   std::uint32_t chunk = node.x;
   for (std::uint32_t done = 0; done < node.y; done += cap) {
     const std::uint32_t n = min(cap, node.y - done);
-    const Point* voxels = fresh.chunk_data(chunk);
+    const std::byte* base = fresh.chunk_bytes_of(chunk);
     for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
-      const Point p = voxels[j];
-      const std::uint32_t cell = cell_index(quantize(p, quant_scale), node.w, g);
-      const std::uint32_t e = index_find(x, index_key(node.z, cell));
-      if (e != kNil) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = p.rgba;
+      const std::uint32_t e = index_find(x, index_key(node.z, voxel_cell(base, fresh.voxels, j)));
+      if (e != kNil)
+        set_voxel_colour(x.voxel_words[e], *voxel_word(const_cast<std::byte*>(base), j));
     }
     chunk = *fresh.chunk_next(chunk);
   }
@@ -140,8 +138,7 @@ bool recolour_in_place(TreeStore& old, BuildStats& stats) {
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(list.get(), inner.data(), inner.size() * sizeof(uint4),
                                       cudaMemcpyHostToDevice, s));
     recolour_kernel<<<static_cast<unsigned>(inner.size()), kGatherBlock, 0, s>>>(
-        fresh->writer, old.index.view(), static_cast<const uint4*>(list.get()),
-        old.geometry.quant_scale);
+        fresh->writer, old.index.view(), static_cast<const uint4*>(list.get()));
     SIMLOD_CUDA_CHECK_LAUNCH("recolour_kernel");
     SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the list and the rebuilt tree go
   }

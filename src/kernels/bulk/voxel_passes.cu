@@ -106,7 +106,7 @@ __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
 __global__ void voxel_chunks_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t n) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const std::uint32_t cap = v.tree.params.chunk_capacity;
+  const std::uint32_t cap = v.tree.voxels.capacity;
   v.d_flags[t] = (v.d_cursor[inner_begin + t] + cap - 1) / cap;
 }
 
@@ -137,12 +137,9 @@ __global__ void write_voxels_kernel(BulkView v, std::uint32_t n) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const VoxelRecord r = v.d_emit[t];  // n <= emit_capacity: the driver checked
-  const DeviceNode node = v.tree.d_nodes[r.node];
-  const std::uint32_t g = v.tree.params.grid_bits;
-  const std::uint32_t cap = v.tree.params.chunk_capacity;
-  const Point p =
-      voxel_point(node.level, node.x, node.y, node.z, r.cell, voxel_rgba(r.rgba), g, v.tree.edge);
-  v.tree.chunk_data(node.head + r.slot / cap)[r.slot % cap] = p;
+  const std::uint32_t cap = v.tree.voxels.capacity;
+  put_voxel(v.tree.chunk_bytes_of(v.tree.d_nodes[r.node].head + r.slot / cap), v.tree.voxels,
+            r.slot % cap, r.cell, r.rgba);
   if (v.d_emit_source != nullptr) {
     copy_record(v.record_at(v.voxel_place(r)), v.record_at(v.d_emit_source[t]),
                 v.tree.record_bytes);

@@ -103,6 +103,14 @@ SIMLOD_HD uint2 load_readonly(const uint2* p) {
 #endif
 }
 
+SIMLOD_HD std::uint32_t load_readonly(const std::uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 using detail::bits_from_float;
 using detail::float_from_bits;
 

@@ -12,8 +12,8 @@
 //   offset 40  uint64 hist[65]    samples drawn at budget step k (core/render_math.hpp)
 //
 // Scratch that grows with the tree: ranges, float2 per node (DrawRange: lo, hi); the chunk
-// work list, uint2 per chunk of the drawn nodes (chunk id, samples in it), at most one entry
-// per chunk the arena has handed out.
+// work list, uint2 per chunk of the drawn nodes (chunk id, node id: every chunk of a list but
+// its tail is full), at most one entry per chunk the arena has handed out.
 #pragma once
 
 #include <cstddef>

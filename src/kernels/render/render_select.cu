@@ -50,12 +50,9 @@ __global__ void __launch_bounds__(kSelectBlock)
   }
   if (n.chunks == 0) return;
   std::uint32_t at = atomicAdd(&counters->entries, n.chunks);
-  const std::uint32_t capacity = t.params.chunk_capacity;
-  std::uint32_t left = n.count;
-  for (std::uint32_t c = n.head; left > 0; c = __ldg(t.chunk_next(c)), ++at) {
-    const std::uint32_t k = left < capacity ? left : capacity;
-    entries[at] = make_uint2(c, k);
-    left -= k;
+  std::uint32_t c = n.head;
+  for (std::uint32_t k = 0; k < n.chunks; ++k, c = __ldg(t.chunk_next(c))) {
+    entries[at + k] = make_uint2(c, i);
   }
 }
 

@@ -13,22 +13,33 @@ __global__ void __launch_bounds__(kSplatBlock)
   const std::uint32_t total = counters->entries;
   for (std::uint32_t e = blockIdx.x; e < total; e += gridDim.x) {
     const uint2 entry = entries[e];
-    const uint4* samples = reinterpret_cast<const uint4*>(t.chunk_data(entry.x));
+    const DeviceNode n = t.d_nodes[entry.y];
+    const bool leaf = t.link(entry.y).first_child == kNil;
+    const std::uint32_t cap = t.capacity_of(leaf);
+    const std::uint32_t count = entry.x == n.tail ? n.count - (n.chunks - 1) * cap : cap;
+    const std::byte* base = t.chunk_bytes_of(entry.x);
     // The attribute colour modes read the samples' channel records (make_render_job checked
     // that the octree keeps the channel).
     const auto* records = p.color_mode >= kColorIntensity
-                              ? reinterpret_cast<const std::uint8_t*>(t.chunk_records(entry.x))
+                              ? reinterpret_cast<const std::uint8_t*>(
+                                    leaf ? t.chunk_records(entry.x) : t.voxel_records(entry.x))
                               : nullptr;
-    for (std::uint32_t j = threadIdx.x; j < entry.y; j += blockDim.x) {
-      const uint4 v = load_readonly(samples + j);
-      const float z = __uint_as_float(v.z);
+    for (std::uint32_t j = threadIdx.x; j < count; j += blockDim.x) {
+      Point s;
+      if (leaf) {
+        const uint4 v = load_readonly(reinterpret_cast<const uint4*>(base) + j);
+        s = Point{__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w};
+      } else {  // a compact voxel: its cell's centre
+        const std::uint32_t colour =
+            load_readonly(reinterpret_cast<const std::uint32_t*>(base) + j);
+        s = voxel_point(n.level, n.x, n.y, n.z, voxel_cell(base, t.voxels, j), voxel_rgba(colour),
+                        t.params.grid_bits, t.edge);
+      }
       const std::uint32_t rgba =
-          sample_color(p, z, v.w, records != nullptr ? records + j * t.record_bytes : nullptr);
+          sample_color(p, s.z, s.rgba, records != nullptr ? records + j * t.record_bytes : nullptr);
       std::uint32_t pixel = 0;
       std::uint64_t word = 0;
-      if (!project_sample(p, __uint_as_float(v.x), __uint_as_float(v.y), z, rgba, pixel, word)) {
-        continue;
-      }
+      if (!project_sample(p, s.x, s.y, s.z, rgba, pixel, word)) continue;
       for_each_covered(p, pixel, [&](std::uint32_t px) {
         if constexpr (!kSecond) {
           if (word < words[px]) atomicMin(words + px, static_cast<unsigned long long>(word));

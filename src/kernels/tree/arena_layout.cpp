@@ -46,8 +46,10 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.chunk_capacity = config.chunk_capacity;
   a.channels = config.channels;
   a.record_bytes = channel_layout(config.channels).record_bytes;
-  a.records_offset = std::uint64_t{config.chunk_capacity} * sizeof(Point) + 16;
+  a.records_offset = std::uint64_t{config.chunk_capacity} * sizeof(Point);
   a.chunk_bytes = chunk_bytes_for(config.chunk_capacity, a.record_bytes);
+  a.voxels = voxel_layout(std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes),
+                          a.record_bytes, geometry.grid_bits);
   a.grid_bytes = grid_bytes_for(geometry.grid_bits);
   a.max_batch = config.max_batch_points;
 

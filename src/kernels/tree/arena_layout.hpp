@@ -21,6 +21,7 @@
 
 #include "core/octree_store.hpp"
 #include "simlod/attributes.hpp"
+#include "simlod/detail/voxel_codec.hpp"
 
 namespace simlod::detail::cuda {
 
@@ -31,14 +32,17 @@ struct ArenaLayout {
   std::uint32_t max_splits = 0;     ///< split table entries (inner nodes the table can hold)
   std::uint32_t max_chunks = 0;     ///< chunk ids (and pool entries) that can exist
   std::uint32_t max_batch = 0;      ///< points per batch (sizes the builder's scratch)
-  /// 16 * chunk_capacity + 16 (trailer with the next id), then with attribute channels the
-  /// chunk's records (chunk_capacity * record_bytes, rounded up to 16) at records_offset
+  /// 16 * chunk_capacity, then with attribute channels the chunk's records (chunk_capacity *
+  /// record_bytes, rounded up to 16) at records_offset, then 16 (trailer with the next id)
   std::uint64_t chunk_bytes = 0;
   std::uint32_t chunk_capacity = 0;
   AttributeMask channels = 0;        ///< OctreeConfig::channels
   std::uint32_t record_bytes = 0;    ///< channel record per sample (detail/channels.hpp)
-  std::uint64_t records_offset = 0;  ///< of a chunk's records from its start
-  std::uint64_t grid_bytes = 0;      ///< 2^(3*grid_bits) / 8, rounded up to 16
+  std::uint64_t records_offset = 0;  ///< of a leaf chunk's records from its start
+  /// An inner node's chunk: compact voxels in the chunk_capacity * (16 + record_bytes) bytes
+  /// before the trailer, as in the CPU store (detail/voxel_codec.hpp)
+  VoxelLayout voxels;
+  std::uint64_t grid_bytes = 0;  ///< 2^(3*grid_bits) / 8, rounded up to 16
   // Byte offsets from the start of the arena.
   std::uint64_t nodes = 0, links = 0, pool = 0;
   std::uint64_t dynamic_begin = 0;  ///< end of the fixed tables, first chunk

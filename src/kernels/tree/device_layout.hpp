@@ -7,7 +7,9 @@
 //   offset  0  uint32 x, y, z   integer position at its level: node min = pos * edge / 2^level
 //   offset 12  uint32 level     root = 0, at most OctreeGeometry::max_depth
 //   offset 16  uint32 count     samples stored: points (leaf) or voxels (inner node)
-//   offset 20  uint32 chunks    chunks in its list: always ceil(count / chunk_capacity)
+//   offset 20  uint32 chunks    chunks in its list: always ceil(count / capacity), capacity =
+//                               chunk_capacity points (leaf) or ArenaLayout::voxels.capacity
+//                               voxels (inner node)
 //   offset 24  uint32 head      first chunk of the list, kNil while chunks == 0
 //   offset 28  uint32 tail      last chunk (appends go there), kNil while chunks == 0
 //
@@ -17,12 +19,14 @@
 //   offset  0  uint32 first_child   id of child octant 0, kNil for a leaf
 //   offset  4  uint32 grid          occupancy grid id of an inner node, kNil for a leaf
 //
-// Chunk: chunk_capacity Points (16 bytes each) followed by a 16-byte trailer whose first
-// uint32 is the id of the next chunk of the same list (kNil at the end), then, with attribute
-// channels (OctreeConfig::channels), chunk_capacity channel records of record_bytes each
-// (detail/channels.hpp; record k beside sample k) padded to 16 bytes; chunk c lies at
-// d_chunks + c * chunk_bytes, chunk_bytes = 16 * capacity + 16 + the records (16 KB at
-// SimLOD's 1000 without channels).
+// Chunk: chunk_bytes = 16 * chunk_capacity + the records (chunk_capacity * record_bytes,
+// padded to 16) + a 16-byte trailer whose first uint32 is the id of the next chunk of the same
+// list (kNil at the end); chunk c lies at d_chunks + c * chunk_bytes (16 KB at SimLOD's 1000
+// without channels). A leaf's chunk holds chunk_capacity Points (16 bytes each), then with
+// attribute channels (OctreeConfig::channels) their records (detail/channels.hpp; record k
+// beside point k). An inner node's chunk holds compact voxels and their records in the same
+// bytes before the trailer (detail/voxel_codec.hpp, ArenaLayout::voxels: 6 bytes a voxel at
+// grids of up to 256 cells a side), as many as the CPU store's chunks hold.
 //
 // Occupancy grid: 2^(3 * grid_bits) bits in uint32 words, bit (cell % 32) of word cell / 32
 // (detail::cell_index), rounded up to 16 bytes; grid g lies at d_grid_end - (g + 1) *

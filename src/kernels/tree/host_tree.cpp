@@ -24,7 +24,8 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.chunks_used = c.point_chunks + c.voxel_chunks;
   s.chunks_pooled = c.pool_size;
   s.chunks_allocated = c.chunk_top;
-  s.points_per_chunk = s.voxels_per_chunk = layout.chunk_capacity;
+  s.points_per_chunk = layout.chunk_capacity;
+  s.voxels_per_chunk = layout.voxels.capacity;
   // Sample bytes of the chunks, channel records included (as the CPU backend counts them); the
   // 16-byte trailer of each chunk (its next id, 0.1% at 1000 samples) and the records' padding
   // are left out like the CPU's separate link array.
@@ -33,8 +34,9 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.bytes_voxels = c.voxel_chunks * payload;
   for (std::size_t a = 0; a < kAttributeCount; ++a) {
     if (!has_attribute(layout.channels, static_cast<Attribute>(a))) continue;
-    s.bytes_channels[a] = std::uint64_t{c.point_chunks + c.voxel_chunks} * layout.chunk_capacity *
-                          attribute_width(static_cast<Attribute>(a));
+    s.bytes_channels[a] =
+        (c.point_chunks * layout.chunk_capacity + c.voxel_chunks * layout.voxels.capacity) *
+        attribute_width(static_cast<Attribute>(a));
   }
   s.bytes_grids = std::uint64_t{c.grid_count} * layout.grid_bytes;
   s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
@@ -62,8 +64,9 @@ NodeInfo node_info(std::uint32_t id, const DeviceNode& d, const NodeLink& link,
 }
 
 NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geometry,
-                            std::uint32_t chunk_capacity, std::uint64_t chunk_bytes,
-                            AttributeMask channels, std::uint64_t records_offset) {
+                            const ArenaLayout& layout) {
+  const AttributeMask channels = layout.channels;
+  const std::uint64_t chunk_bytes = layout.chunk_bytes;
   const ChannelLayout records = channel_layout(channels);
   const std::uint64_t chunk_count = copy.chunks.size() / chunk_bytes;
   auto corrupt = [](std::uint32_t node, const std::string& what) {
@@ -88,6 +91,7 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
         n.children[k] = static_cast<std::int32_t>(link.first_child + k);
       }
     }
+    const std::uint32_t chunk_capacity = n.leaf ? layout.chunk_capacity : layout.voxels.capacity;
     if (chunks_for(d.count, chunk_capacity) != d.chunks) {
       corrupt(i, fmt::format("{} samples in {} chunks", d.count, d.chunks));
     }
@@ -99,14 +103,23 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
       if (chunk >= chunk_count) corrupt(i, fmt::format("chunk id {} out of range", chunk));
       const std::byte* base = copy.chunks.data() + chunk * chunk_bytes;
       const std::uint64_t take = std::min<std::uint64_t>(chunk_capacity, d.count - done);
-      std::memcpy(out.data() + done, base, take * sizeof(Point));
+      if (n.leaf) {
+        std::memcpy(out.data() + done, base, take * sizeof(Point));
+      } else {
+        for (std::uint32_t j = 0; j < take; ++j) {
+          std::uint32_t word = 0;
+          std::memcpy(&word, base + std::uint64_t{j} * 4, 4);
+          out[done + j] = voxel_point(d.level, d.x, d.y, d.z, voxel_cell(base, layout.voxels, j),
+                                      voxel_rgba(word), geometry.grid_bits, geometry.edge);
+        }
+      }
       if (records.record_bytes != 0) {
-        unpack_records(base + records_offset, static_cast<std::size_t>(take), records,
-                       n.attributes);
+        unpack_records(base + (n.leaf ? layout.records_offset : layout.voxels.records_offset),
+                       static_cast<std::size_t>(take), records, n.attributes);
       }
       done += take;
       if (k + 1 == d.chunks && chunk != d.tail) corrupt(i, "the list does not end at its tail");
-      std::memcpy(&chunk, base + std::uint64_t{chunk_capacity} * sizeof(Point), 4);
+      std::memcpy(&chunk, base + chunk_bytes - 16, 4);
     }
   }
   return snap;

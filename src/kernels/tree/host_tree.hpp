@@ -32,11 +32,10 @@ struct HostTreeCopy {
 /// The snapshot in device node order (nodes[0] = root, children at first_child + octant).
 /// Throws simlod::Error when the copy is inconsistent (a list that leaves the chunk region or
 /// disagrees with its node's counts), which would be a bug of the backend.
-/// With attribute channels (`channels`), each chunk's records lie `records_offset` bytes
-/// from its start and come back as the nodes' attributes.
+/// The chunks are laid out as `layout` says (device_layout.hpp): a leaf's points, an inner
+/// node's compact voxels (decoded to their cell centres), and with attribute channels their
+/// records, which come back as the nodes' attributes.
 [[nodiscard]] NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geometry,
-                                          std::uint32_t chunk_capacity, std::uint64_t chunk_bytes,
-                                          AttributeMask channels = 0,
-                                          std::uint64_t records_offset = 0);
+                                          const ArenaLayout& layout);
 
 }  // namespace simlod::detail::cuda

@@ -97,8 +97,7 @@ NodeSnapshot snapshot(const TreeStore& t) {
                                       cudaMemcpyDeviceToHost, t.stream_handle()));
   }
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(t.stream_handle()));
-  return build_snapshot(copy, t.geometry, t.config.chunk_capacity, t.layout.chunk_bytes,
-                        t.layout.channels, t.layout.records_offset);
+  return build_snapshot(copy, t.geometry, t.layout);
 }
 
 void for_each_node(const TreeStore& t, const NodeVisitor& visit) {
@@ -121,15 +120,19 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   DeviceScope scope(t.config.device);
   cudaStream_t s = t.stream_handle();
   DeviceNode node{};
+  NodeLink link{};
   SIMLOD_CUDA_CHECK(
       cudaMemcpyAsync(&node, t.writer.d_nodes + id, sizeof(DeviceNode), cudaMemcpyDeviceToHost, s));
+  SIMLOD_CUDA_CHECK(
+      cudaMemcpyAsync(&link, t.writer.d_links + id, sizeof(NodeLink), cudaMemcpyDeviceToHost, s));
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  const bool leaf = link.first_child == kNil;
   if (attributes != nullptr) *attributes = PointAttributes{};
   if (first >= node.count || out.empty()) return 0;
   const ChannelLayout records = channel_layout(t.layout.channels);
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), node.count - first);
-  const std::uint32_t cap = t.config.chunk_capacity;
-  // Each chunk's next id sits behind its samples: copy the chunk, then follow the link.
+  const std::uint32_t cap = leaf ? t.config.chunk_capacity : t.layout.voxels.capacity;
+  // Each chunk's next id sits at its end: copy the chunk, then follow the link.
   std::vector<std::byte> chunk(t.layout.chunk_bytes);
   std::uint32_t c = node.head;
   std::uint64_t index = 0, done = 0;  // index: first sample of chunk c
@@ -140,15 +143,27 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
     if (index + cap > first) {
       const std::uint64_t at = first + done - index;
       const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
-      std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
+      if (leaf) {
+        std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
+      } else {
+        for (std::uint64_t j = 0; j < k; ++j) {
+          const auto slot = static_cast<std::uint32_t>(at + j);
+          std::uint32_t word = 0;
+          std::memcpy(&word, chunk.data() + std::uint64_t{slot} * 4, 4);
+          out[done + j] = voxel_point(node.level, node.x, node.y, node.z,
+                                      voxel_cell(chunk.data(), t.layout.voxels, slot),
+                                      voxel_rgba(word), t.geometry.grid_bits, t.geometry.edge);
+        }
+      }
       if (attributes != nullptr && records.record_bytes != 0) {
-        unpack_records(chunk.data() + t.layout.records_offset + at * records.record_bytes, k,
-                       records, *attributes);
+        const std::uint64_t offset =
+            leaf ? t.layout.records_offset : t.layout.voxels.records_offset;
+        unpack_records(chunk.data() + offset + at * records.record_bytes, k, records, *attributes);
       }
       done += k;
     }
     index += cap;
-    std::memcpy(&c, chunk.data() + std::uint64_t{cap} * sizeof(Point), 4);
+    std::memcpy(&c, chunk.data() + chunk.size() - 16, 4);
   }
   return n;
 }

@@ -49,8 +49,9 @@ struct TreeView {
   float edge;
   std::uint64_t chunk_bytes;
   std::uint64_t grid_bytes;
-  std::uint64_t records_offset;  ///< of a chunk's channel records from its start
+  std::uint64_t records_offset;  ///< of a leaf chunk's channel records from its start
   std::uint32_t record_bytes;    ///< channel record per sample; 0 = no channels
+  VoxelLayout voxels;            ///< an inner node's chunk (detail/voxel_codec.hpp)
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -58,26 +59,41 @@ struct TreeView {
     return NodeLink{v.x, v.y};
   }
 
+  /// The chunk's first byte.
+  SIMLOD_HD std::byte* chunk_bytes_of(std::uint32_t chunk) const {
+    return d_chunks + chunk * chunk_bytes;
+  }
+
+  /// The points of a leaf's chunk.
   SIMLOD_HD Point* chunk_data(std::uint32_t chunk) const {
-    return reinterpret_cast<Point*>(d_chunks + chunk * chunk_bytes);
+    return reinterpret_cast<Point*>(chunk_bytes_of(chunk));
   }
 
   SIMLOD_HD std::uint32_t* chunk_next(std::uint32_t chunk) const {
-    return reinterpret_cast<std::uint32_t*>(d_chunks + chunk * chunk_bytes +
-                                            std::uint64_t{params.chunk_capacity} * sizeof(Point));
+    return reinterpret_cast<std::uint32_t*>(d_chunks + (chunk + std::uint64_t{1}) * chunk_bytes -
+                                            16);
   }
 
-  /// The channel records of a chunk (record k beside sample k; record_bytes > 0).
+  /// The channel records of a leaf's chunk (record k beside point k; record_bytes > 0).
   SIMLOD_HD std::byte* chunk_records(std::uint32_t chunk) const {
-    return d_chunks + chunk * chunk_bytes + records_offset;
+    return chunk_bytes_of(chunk) + records_offset;
   }
 
-  /// The channel record beside a stored sample (record_bytes > 0).
-  SIMLOD_HD std::byte* sample_record(const Point* sample) const {
-    const auto at =
-        static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(sample) - d_chunks);
-    return chunk_records(static_cast<std::uint32_t>(at / chunk_bytes)) +
-           (at % chunk_bytes) / sizeof(Point) * record_bytes;
+  /// The channel records of an inner node's chunk (record k beside voxel k).
+  SIMLOD_HD std::byte* voxel_records(std::uint32_t chunk) const {
+    return chunk_bytes_of(chunk) + voxels.records_offset;
+  }
+
+  /// Samples per chunk of a leaf (points) or an inner node (voxels).
+  SIMLOD_HD std::uint32_t capacity_of(bool leaf) const {
+    return leaf ? params.chunk_capacity : voxels.capacity;
+  }
+
+  /// The channel record of the voxel whose colour word is `word` (record_bytes > 0).
+  SIMLOD_HD std::byte* voxel_record(const std::uint32_t* word) const {
+    const auto at = static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(word) - d_chunks);
+    return voxel_records(static_cast<std::uint32_t>(at / chunk_bytes)) +
+           (at % chunk_bytes) / 4 * record_bytes;
   }
 
   SIMLOD_HD std::uint32_t* grid_words(std::uint32_t grid) const {
@@ -136,6 +152,7 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.grid_bytes = layout.grid_bytes;
   v.records_offset = layout.records_offset;
   v.record_bytes = layout.record_bytes;
+  v.voxels = layout.voxels;
   return v;
 }
 

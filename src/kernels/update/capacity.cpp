@@ -96,7 +96,7 @@ InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const T
   const std::uint64_t voxels = std::min(last.voxels, after.grid_count * cells);
   const std::uint64_t voxel_nodes = std::min(voxels, after.grid_count);
   InsertGrant g;
-  g.chunks = last.point_chunks + voxels / params.chunk_capacity + voxel_nodes;
+  g.chunks = last.point_chunks + voxels / layout.voxels.capacity + voxel_nodes;
   g.fresh_chunks = g.chunks > after.pool_size ? g.chunks - after.pool_size : 0;
   g.backlog = voxels;
   if (points + expand.spill + voxels >= kIdLimit) {

@@ -1,10 +1,9 @@
 // The voxel index of a store the bulk builder wrote (kernels/update/voxel_index.cuh,
-// index_tree): the bulk builder writes every inner node's voxels in cell order, so the k-th
-// set bit of a node's grid is its k-th voxel; every stored point then folds into the inner
+// index_tree): every stored voxel (its cell is stored with it) gets its entry; every stored
+// point then folds into the inner
 // nodes above it, once (with its record's digest, under Random with channels, so that the
 // entries hold the winners the bulk builder chose). The incremental builder keeps the index
 // from there on.
-#include <cub/block/block_scan.cuh>
 #include <vector>
 
 #include "kernels/common/cuda_check.hpp"
@@ -17,7 +16,6 @@ namespace simlod::detail::cuda {
 namespace {
 
 constexpr int kIndexBlock = 256;
-using BlockScan = cub::BlockScan<std::uint32_t, kIndexBlock>;
 
 /// A thread per inner node (node id, grid, head chunk, first entry in `ids`): its chunk ids in
 /// list order.
@@ -33,28 +31,16 @@ __global__ void chunk_ids_kernel(TreeView v, const uint4* inner, std::uint32_t n
   }
 }
 
-/// A block per inner node: its set cells in order, numbered by a block scan of the words'
-/// popcounts, get the entries of its voxels.
+/// A block per inner node: each of its voxels gets its entry.
 __global__ void __launch_bounds__(kIndexBlock)
     entries_kernel(TreeView v, IndexView x, const uint4* inner, const std::uint32_t* ids) {
-  __shared__ BlockScan::TempStorage scan;
   const uint4 node = inner[blockIdx.x];
-  const std::uint32_t* words = v.grid_words(node.y);
-  const std::uint64_t count = v.grid_bytes / 4;
-  const std::uint32_t cap = v.params.chunk_capacity;
-  std::uint32_t base = 0;
-  for (std::uint64_t tile = 0; tile < count; tile += kIndexBlock) {
-    const std::uint64_t w = tile + threadIdx.x;
-    std::uint32_t bits = w < count ? words[w] : 0u;
-    std::uint32_t rank = 0, total = 0;
-    BlockScan(scan).ExclusiveSum(static_cast<std::uint32_t>(__popc(bits)), rank, total);
-    for (rank += base; bits != 0; bits &= bits - 1, ++rank) {
-      const auto cell = static_cast<std::uint32_t>(w * 32 + (__ffs(bits) - 1));
-      Point* sample = v.chunk_data(ids[node.w + rank / cap]) + rank % cap;
-      if (!index_add(x, node.x, cell, sample)) v.flag(kOverflowIndex);
-    }
-    base += total;
-    __syncthreads();  // the scan's storage is reused
+  const std::uint32_t count = v.d_nodes[node.x].count;
+  const std::uint32_t cap = v.voxels.capacity;
+  for (std::uint32_t k = threadIdx.x; k < count; k += blockDim.x) {
+    std::byte* base = v.chunk_bytes_of(ids[node.w + k / cap]);
+    const std::uint32_t cell = voxel_cell(base, v.voxels, k % cap);
+    if (!index_add(x, node.x, cell, voxel_word(base, k % cap))) v.flag(kOverflowIndex);
   }
 }
 
@@ -70,8 +56,9 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
     // brings its record's digest; kNil as its number: the voxels hold their winners' records
     // already, and nothing copies them again.
     for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
-      const RecordExtras ex =
-          point_extras(v.index, v.record_bytes != 0 ? v.sample_record(points + j) : nullptr);
+      const RecordExtras ex = point_extras(
+          v.index, v.record_bytes != 0 ? v.chunk_records(chunk) + std::uint64_t{j} * v.record_bytes
+                                       : nullptr);
       fold_point(v, points[j], kNil, ex, 0);
     }
     chunk = *v.chunk_next(chunk);

@@ -6,12 +6,13 @@
 //
 // Entry e (arrays of `capacity` entries, numbered in order of insertion):
 //   keys[e]     uint64   node << 32 | cell
-//   samples[e]  Point*   the voxel in its node's chunk list (the arena never moves)
+//   voxel_words[e]  uint32*  the voxel's colour word in its node's chunk list
+//                            (detail/voxel_codec.hpp; the arena never moves)
 //   acc[e]      words x uint64   Random: the largest key (1 word); Random with attribute
 //                                channels: the largest key; its record's digest << 32 | the
 //                                winner's point number in the pass; a lock for GPUs before
 //                                sm_90; padding (4 words, the pair 16-byte aligned; the
-//                                voxel's record lies beside its sample);
+//                                voxel's record lies beside it in its chunk);
 //                                Average: the sums of red, green, blue, alpha and the count
 //                                (5 words, a ColourSum);
 //                                Average with channels: the ColourSum, padding, the winner
@@ -41,7 +42,7 @@ namespace simlod::detail::cuda {
 
 struct IndexView {
   unsigned long long* keys = nullptr;
-  Point** samples = nullptr;
+  std::uint32_t** voxel_words = nullptr;
   unsigned long long* acc = nullptr;
   std::uint32_t* dirty = nullptr;
   std::uint32_t* list = nullptr;

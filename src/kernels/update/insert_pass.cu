@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(kPointBlock) insert_kernel(BatchView v) {
   const std::uint32_t total = v.points() + min(c.backlog_count, v.backlog_limit);
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += gridDim.x * blockDim.x) {
-    Point* at = insert_sample(v, i, pool_size, chunk_top);
+    std::uint32_t* at = insert_sample(v, i, pool_size, chunk_top);
     if (v.index.words != 0 && i >= v.points() && at != nullptr) {
       const VoxelRecord& r = v.d_backlog[i - v.points()];
       if (!index_add(v.index, r.node, r.cell, at)) v.flag(kOverflowIndex);

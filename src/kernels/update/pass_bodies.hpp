@@ -182,7 +182,7 @@ SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sin
 /// New chunks a listed node needs for its new samples.
 SIMLOD_HD std::uint32_t chunks_needed(const BatchView& v, std::uint32_t id) {
   const std::uint32_t count = v.d_nodes[id].count;
-  const std::uint32_t cap = v.params.chunk_capacity;
+  const std::uint32_t cap = v.capacity_of(v.link(id).first_child == kNil);
   return static_cast<std::uint32_t>(chunks_for(std::uint64_t{count} + v.d_new[id], cap) -
                                     chunks_for(count, cap));
 }
@@ -215,29 +215,26 @@ SIMLOD_HD void allocate_node(const BatchView& v, std::uint32_t id, std::uint32_t
 /// Writes item i of the insert pass: points (batch + spill, slot from the last counting
 /// round), then backlog voxels (slot from sampling). Sample j of a node that held c samples
 /// goes to list position (c + j) / cap: the old tail while that is c / cap and the tail had
-/// room, else the node's new chunk of that index. No walks, no atomics. Returns where the
-/// sample went (nullptr on an overflow).
-SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t pool_size,
-                               std::uint32_t chunk_top) {
+/// room, else the node's new chunk of that index. No walks, no atomics. Returns a voxel's
+/// colour word (detail/voxel_codec.hpp); nullptr for a point or on an overflow.
+SIMLOD_HD std::uint32_t* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_t pool_size,
+                                       std::uint32_t chunk_top) {
   const std::uint32_t points = v.points();
+  const bool point = i < points;
   std::uint32_t id, slot;
   std::uint32_t source = i;  ///< the point whose channel record the sample takes
-  Point sample;
-  if (i < points) {
+  VoxelRecord r{};
+  if (point) {
     const uint2 s = *v.slot_of(i);
     id = s.x;
     slot = s.y;
-    sample = v.point(i);
   } else {
     if (v.record_bytes != 0) source = v.d_backlog_sources[i - points];
-    const VoxelRecord r = v.d_backlog[i - points];
-    const DeviceNode n = v.d_nodes[r.node];
+    r = v.d_backlog[i - points];
     id = r.node;
     slot = r.slot;
-    sample =
-        voxel_point(n.level, n.x, n.y, n.z, r.cell, voxel_rgba(r.rgba), v.params.grid_bits, v.edge);
   }
-  const std::uint32_t cap = v.params.chunk_capacity;
+  const std::uint32_t cap = v.capacity_of(point);
   const std::uint32_t before = v.d_nodes[id].count - v.d_new[id];  // allocate_node added them
   const std::uint32_t at = before + slot;
   const std::uint32_t first_pos = before / cap;
@@ -254,14 +251,23 @@ SIMLOD_HD Point* insert_sample(const BatchView& v, std::uint32_t i, std::uint32_
     v.flag(kOverflowChunks);
     return nullptr;
   }
-  Point* to = v.chunk_data(chunk) + (at % cap);
-  *reinterpret_cast<uint4*>(to) = make_uint4(bits_from_float(sample.x), bits_from_float(sample.y),
-                                             bits_from_float(sample.z), sample.rgba);
+  if (point) {
+    const Point p = v.point(i);
+    *reinterpret_cast<uint4*>(v.chunk_data(chunk) + (at % cap)) =
+        make_uint4(bits_from_float(p.x), bits_from_float(p.y), bits_from_float(p.z), p.rgba);
+    if (v.record_bytes != 0) {
+      copy_record(v.chunk_records(chunk) + std::uint64_t{at % cap} * v.record_bytes,
+                  v.record(source), v.record_bytes);
+    }
+    return nullptr;
+  }
+  std::byte* base = v.chunk_bytes_of(chunk);
+  put_voxel(base, v.voxels, at % cap, r.cell, r.rgba);
   if (v.record_bytes != 0) {
-    copy_record(v.chunk_records(chunk) + std::uint64_t{at % cap} * v.record_bytes, v.record(source),
+    copy_record(v.voxel_records(chunk) + std::uint64_t{at % cap} * v.record_bytes, v.record(source),
                 v.record_bytes);
   }
-  return to;
+  return voxel_word(base, at % cap);
 }
 
 /// After the insert pass: the chunks handed out leave the pool (top first), the rest came

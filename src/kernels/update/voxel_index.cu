@@ -90,7 +90,7 @@ __global__ void winner_records_kernel(BatchView v) {
     const auto point = static_cast<std::uint32_t>(x.acc[std::uint64_t{e} * x.words + x.winner + 1]);
     if (point == kNil) continue;
     const auto* from = reinterpret_cast<const std::uint32_t*>(v.record(point));
-    auto* to = reinterpret_cast<std::uint32_t*>(v.sample_record(x.samples[e]));
+    auto* to = reinterpret_cast<std::uint32_t*>(v.voxel_record(x.voxel_words[e]));
     to[k % words] = from[k % words];
   }
 }
@@ -104,8 +104,8 @@ __global__ void average_fields_kernel(BatchView v) {
        k += gridDim.x * blockDim.x) {
     const std::uint32_t e = x.list[k];
     unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
-    write_average_fields(reinterpret_cast<std::uint8_t*>(v.sample_record(x.samples[e])), x.layout,
-                         acc[kAverageIntensityWord], acc[kAverageNirWord], acc[4],
+    write_average_fields(reinterpret_cast<std::uint8_t*>(v.voxel_record(x.voxel_words[e])),
+                         x.layout, acc[kAverageIntensityWord], acc[kAverageNirWord], acc[4],
                          acc[kAverageModeWord]);
     acc[kAverageWinnerWord + 1] |= 0xFFFFFFFFull;  // kNil: the digest stays
   }
@@ -120,7 +120,7 @@ __global__ void colour_kernel(IndexView x) {
     const unsigned long long* acc = x.acc + std::uint64_t{e} * x.words;
     std::uint32_t rgba = static_cast<std::uint32_t>(acc[0]);
     if (x.random == 0) rgba = ColourSum{acc[0], acc[1], acc[2], acc[3], acc[4]}.rgba();
-    if (x.colours != 0) reinterpret_cast<std::uint32_t*>(x.samples[e])[3] = voxel_rgba(rgba);
+    if (x.colours != 0) set_voxel_colour(x.voxel_words[e], rgba);
     x.dirty[e] = 0;
   }
 }
@@ -206,7 +206,7 @@ void VoxelIndexStore::reserve(std::uint64_t entries, std::uint64_t size, cudaStr
   auto* base = static_cast<std::byte*>(memory.get());
   IndexView x = view_;
   x.keys = reinterpret_cast<unsigned long long*>(base + at.keys);
-  x.samples = reinterpret_cast<Point**>(base + at.samples);
+  x.voxel_words = reinterpret_cast<std::uint32_t**>(base + at.samples);
   x.acc = reinterpret_cast<unsigned long long*>(base + at.acc);
   x.dirty = reinterpret_cast<std::uint32_t*>(base + at.dirty);
   x.list = reinterpret_cast<std::uint32_t*>(base + at.list);
@@ -222,8 +222,8 @@ void VoxelIndexStore::reserve(std::uint64_t entries, std::uint64_t size, cudaStr
   if (size > 0) {
     SIMLOD_CUDA_CHECK(
         cudaMemcpyAsync(x.keys, view_.keys, size * 8, cudaMemcpyDeviceToDevice, stream));
-    SIMLOD_CUDA_CHECK(
-        cudaMemcpyAsync(x.samples, view_.samples, size * 8, cudaMemcpyDeviceToDevice, stream));
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(x.voxel_words, view_.voxel_words, size * 8,
+                                      cudaMemcpyDeviceToDevice, stream));
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(x.acc, view_.acc, size * 8 * view_.words,
                                       cudaMemcpyDeviceToDevice, stream));
     relink_kernel<<<blocks_for(size, kPointBlock), kPointBlock, 0, stream>>>(

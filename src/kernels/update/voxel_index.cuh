@@ -89,16 +89,16 @@ inline __device__ void index_link(const IndexView& x, std::uint32_t e, unsigned 
   }
 }
 
-/// Adds the entry of a new voxel of (node, cell) whose sample lies at `sample`, with an empty
+/// Adds the entry of a new voxel of (node, cell) whose colour word lies at `word`, with an empty
 /// accumulator; false when the index is full (it was reserved for the batch's bound of voxels,
 /// so that is an internal error).
 inline __device__ bool index_add(const IndexView& x, std::uint32_t node, std::uint32_t cell,
-                                 Point* sample) {
+                                 std::uint32_t* word) {
   const std::uint32_t e = atomicAdd(&x.counts[0], 1u);
   if (e >= x.capacity) return false;
   const unsigned long long key = index_key(node, cell);
   x.keys[e] = key;
-  x.samples[e] = sample;
+  x.voxel_words[e] = word;
   for (std::uint32_t w = 0; w < x.words; ++w) x.acc[std::uint64_t{e} * x.words + w] = 0;
   x.dirty[e] = 0;
   index_link(x, e, key);
