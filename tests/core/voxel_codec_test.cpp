@@ -1,5 +1,7 @@
 // Compact voxels (detail/voxel_codec.hpp): the chunk layout and the round trip of cell and colour.
+#include "core/octree_test_util.hpp"
 #include "simlod/detail/voxel_codec.hpp"
+#include "simlod/octree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,6 +76,27 @@ TEST(VoxelCodec, AVoxelPointIsItsCellCentre) {
   EXPECT_FLOAT_EQ(p.y, 1.5f);
   EXPECT_FLOAT_EQ(p.z, 4.0f + 2.5f);
   EXPECT_EQ(p.rgba, 0xff010203u);
+}
+
+TEST(VoxelCodec, TheTreeHoldsItsVoxelsInSixBytesEach) {
+  const test::Scene& s = test::synth_scene(400'000, synth::Order::Scan);
+  OctreeConfig c;
+  c.backend = Backend::Cpu;
+  c.max_points_per_leaf = 5000;
+  c.chunk_capacity = 500;
+  Octree tree = Octree::create(s.bounds, c);
+  tree.insert(s.points);
+  (void)tree.update();
+  const OctreeStats st = tree.stats();
+  ASSERT_GT(st.inner_nodes, 8u);
+  EXPECT_EQ(st.points_per_chunk, 500u);
+  EXPECT_EQ(st.voxels_per_chunk, 8000u / 6);
+  // Voxel chunks of 8,000 bytes, all full but each inner node's last one.
+  const std::uint64_t chunks = st.bytes_voxels / 8000;
+  EXPECT_EQ(st.bytes_voxels % 8000, 0u);
+  EXPECT_GE(chunks * st.voxels_per_chunk, st.voxels);
+  EXPECT_LT(chunks * st.voxels_per_chunk, st.voxels + st.inner_nodes * st.voxels_per_chunk);
+  EXPECT_LT(st.bytes_voxels, st.voxels * 6 + st.inner_nodes * 8000);
 }
 
 }  // namespace
