@@ -1,13 +1,14 @@
 // Compact voxels (detail/voxel_codec.hpp): the chunk layout and the round trip of cell and colour.
-#include "core/octree_test_util.hpp"
 #include "simlod/detail/voxel_codec.hpp"
-#include "simlod/octree.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "core/octree_test_util.hpp"
+#include "simlod/octree.hpp"
 
 namespace simlod {
 namespace {
