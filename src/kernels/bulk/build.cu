@@ -9,6 +9,7 @@
 
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/staged_copy.cuh"
 #include "kernels/tree/store.cuh"
 #include "kernels/tuning.hpp"
 #include "kernels/update/device_batch.cuh"
@@ -493,14 +494,12 @@ void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::
       points = device->points;
     } else {
       input = make_device(n * sizeof(Point), "the points to build");
-      SIMLOD_CUDA_CHECK(
-          cudaMemcpyAsync(input.get(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, s));
+      copy_to_device_staged(input.get(), host.data(), host.size_bytes(), s);
       points = static_cast<const Point*>(input.get());
     }
     if (t.writer.record_bytes != 0) {
       input_records = make_device(records.size(), "the channel records of the points to build");
-      SIMLOD_CUDA_CHECK(cudaMemcpyAsync(input_records.get(), records.data(), records.size(),
-                                        cudaMemcpyHostToDevice, s));
+      copy_to_device_staged(input_records.get(), records.data(), records.size(), s);
       d_records = static_cast<const std::byte*>(input_records.get());
     }
     bulk::Driver(t, points, d_records, static_cast<std::uint32_t>(n)).run(stats);
