@@ -1,8 +1,10 @@
 // simlod::Octree: a level-of-detail octree that accepts batches of points at any time.
 //
 // Leaves hold up to max_points_per_leaf original points; inner nodes hold voxels sampled on a
-// voxel_grid^3 grid (a voxel is a Point at its cell centre with the colour of the first point
-// that landed in the cell). The octree is a move-only owner of its (device or host) memory.
+// voxel_grid^3 grid (a voxel reads back as a Point at its cell centre with the colour of the
+// first point that landed in the cell, or its Sampling filter's; it is stored as its cell and
+// RGB colour, detail/voxel_codec.hpp). The octree is a move-only owner of its (device or host)
+// memory.
 #pragma once
 
 #include <array>
@@ -49,7 +51,9 @@ struct OctreeConfig {
   Backend backend = Backend::Auto;
   std::uint32_t max_points_per_leaf = 50'000;  ///< SimLOD: 50k
   std::uint32_t voxel_grid = 128;              ///< cells per axis of an inner node; power of 2
-  std::uint32_t chunk_capacity = 1000;         ///< samples per storage chunk (SimLOD: 1000)
+  /// Points per storage chunk (SimLOD: 1000); a chunk of an inner node holds about 2.7 times
+  /// as many compact voxels in the same bytes (OctreeStats::voxels_per_chunk).
+  std::uint32_t chunk_capacity = 1000;
   /// CUDA: share of free device memory the octree may grow into. create() reserves that much
   /// address space and backs it with memory only as the tree grows (by half of what it holds,
   /// at least 256 MiB at a time), so the rest stays free for the application until the octree
