@@ -69,6 +69,9 @@ SIMLOD_HD void put_voxel(std::byte* chunk, const VoxelLayout& l, std::uint32_t s
 SIMLOD_HD std::uint32_t* voxel_word(std::byte* chunk, std::uint32_t slot) {
   return reinterpret_cast<std::uint32_t*>(chunk) + slot;
 }
+SIMLOD_HD const std::uint32_t* voxel_word(const std::byte* chunk, std::uint32_t slot) {
+  return reinterpret_cast<const std::uint32_t*>(chunk) + slot;
+}
 
 /// Sets the colour of a voxel through its word, keeping its cell.
 SIMLOD_HD void set_voxel_colour(std::uint32_t* word, std::uint32_t rgba) {
@@ -100,6 +103,15 @@ SIMLOD_HD Point voxel_point(std::uint32_t level, std::uint32_t x, std::uint32_t 
   return Point{cell_centre_axis(x, cell & mask, level, grid_bits, edge),
                cell_centre_axis(y, (cell >> grid_bits) & mask, level, grid_bits, edge),
                cell_centre_axis(z, cell >> (2 * grid_bits), level, grid_bits, edge), rgba};
+}
+
+/// Voxel `slot` of a chunk of the node at `level` and integer position (x, y, z), as a Point:
+/// its cell's centre and its colour, alpha 255.
+SIMLOD_HD Point decode_voxel(const std::byte* chunk, const VoxelLayout& l, std::uint32_t slot,
+                             std::uint32_t level, std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                             std::uint32_t grid_bits, float edge) {
+  return voxel_point(level, x, y, z, voxel_cell(chunk, l, slot),
+                     voxel_rgba(*voxel_word(chunk, slot)), grid_bits, edge);
 }
 
 }  // namespace simlod::detail

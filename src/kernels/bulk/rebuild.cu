@@ -50,8 +50,7 @@ __global__ void __launch_bounds__(kGatherBlock)
     const std::byte* base = fresh.chunk_bytes_of(chunk);
     for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
       const std::uint32_t e = index_find(x, index_key(node.z, voxel_cell(base, fresh.voxels, j)));
-      if (e != kNil)
-        set_voxel_colour(x.voxel_words[e], *voxel_word(const_cast<std::byte*>(base), j));
+      if (e != kNil) set_voxel_colour(x.voxel_words[e], *voxel_word(base, j));
     }
     chunk = *fresh.chunk_next(chunk);
   }

@@ -21,18 +21,14 @@ constexpr std::size_t kCopyGrain = std::size_t{1} << 20;
 }  // namespace
 
 void copy_to_device_staged(void* to, const void* from, std::size_t bytes, cudaStream_t stream) {
-  if (bytes <= kStageBytes) {
+  auto straight = [&] {
     SIMLOD_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
     SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return;
-  }
+  };
+  if (bytes <= kStageBytes) return straight();
   std::array<PinnedMemory, 2> stage{PinnedMemory(allocate_pinned(kStageBytes)),
                                     PinnedMemory(allocate_pinned(kStageBytes))};
-  if (stage[0].get() == nullptr || stage[1].get() == nullptr) {  // no pinned memory: straight
-    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
-    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return;
-  }
+  if (stage[0].get() == nullptr || stage[1].get() == nullptr) return straight();  // none pinned
   std::array<EventHandle, 2> sent{make_event(cudaEventDisableTiming),
                                   make_event(cudaEventDisableTiming)};
   ThreadPool& pool = ThreadPool::shared();

@@ -107,10 +107,8 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
         std::memcpy(out.data() + done, base, take * sizeof(Point));
       } else {
         for (std::uint32_t j = 0; j < take; ++j) {
-          std::uint32_t word = 0;
-          std::memcpy(&word, base + std::uint64_t{j} * 4, 4);
-          out[done + j] = voxel_point(d.level, d.x, d.y, d.z, voxel_cell(base, layout.voxels, j),
-                                      voxel_rgba(word), geometry.grid_bits, geometry.edge);
+          out[done + j] = decode_voxel(base, layout.voxels, j, d.level, d.x, d.y, d.z,
+                                       geometry.grid_bits, geometry.edge);
         }
       }
       if (records.record_bytes != 0) {

@@ -147,12 +147,9 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
         std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
       } else {
         for (std::uint64_t j = 0; j < k; ++j) {
-          const auto slot = static_cast<std::uint32_t>(at + j);
-          std::uint32_t word = 0;
-          std::memcpy(&word, chunk.data() + std::uint64_t{slot} * 4, 4);
-          out[done + j] = voxel_point(node.level, node.x, node.y, node.z,
-                                      voxel_cell(chunk.data(), t.layout.voxels, slot),
-                                      voxel_rgba(word), t.geometry.grid_bits, t.geometry.edge);
+          out[done + j] = decode_voxel(chunk.data(), t.layout.voxels,
+                                       static_cast<std::uint32_t>(at + j), node.level, node.x,
+                                       node.y, node.z, t.geometry.grid_bits, t.geometry.edge);
         }
       }
       if (attributes != nullptr && records.record_bytes != 0) {

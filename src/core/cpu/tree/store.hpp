@@ -65,10 +65,8 @@ struct ReadView {
   }
   /// The sample of voxel `slot` of chunk memory `base` of inner node n.
   [[nodiscard]] Point voxel_at(const CpuNode& n, const std::byte* base, std::uint32_t slot) const {
-    const VoxelLayout& l = chunks->voxel_layout();
-    return voxel_point(n.level, n.x, n.y, n.z, voxel_cell(base, l, slot),
-                       voxel_rgba(reinterpret_cast<const std::uint32_t*>(base)[slot]),
-                       geometry->grid_bits, geometry->edge);
+    return decode_voxel(base, chunks->voxel_layout(), slot, n.level, n.x, n.y, n.z,
+                        geometry->grid_bits, geometry->edge);
   }
   /// Calls fn(const Point*, std::size_t) for each run of node i's samples, in list order.
   template <class Fn>
