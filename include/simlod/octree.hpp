@@ -51,8 +51,9 @@ struct OctreeConfig {
   Backend backend = Backend::Auto;
   std::uint32_t max_points_per_leaf = 50'000;  ///< SimLOD: 50k
   std::uint32_t voxel_grid = 128;              ///< cells per axis of an inner node; power of 2
-  /// Points per storage chunk (SimLOD: 1000); a chunk of an inner node holds about 2.7 times
-  /// as many compact voxels in the same bytes (OctreeStats::voxels_per_chunk).
+  /// Points per storage chunk (SimLOD: 1000; at least 8); a chunk of an inner node holds about
+  /// 2.7 times as many compact voxels in the same bytes (OctreeStats::voxels_per_chunk), and a
+  /// chunk of occupancy bricks (OctreeStats::chunks_bricks) 1000 / 4 of them.
   std::uint32_t chunk_capacity = 1000;
   /// CUDA: share of free device memory the octree may grow into. create() reserves that much
   /// address space and backs it with memory only as the tree grows (by half of what it holds,
@@ -138,15 +139,19 @@ struct OctreeStats {
   std::uint64_t nodes = 0, leaves = 0, inner_nodes = 0;
   std::uint32_t depth = 0;  ///< deepest level (root = 0)
   std::uint64_t points = 0, voxels = 0;
-  /// Chunks in node lists, chunks in the pool (freed by splits, reused first), and both.
+  /// Chunks in node lists, chunks in the pool (freed by splits, reused first), and all chunks
+  /// taken (these two and chunks_bricks).
   std::uint64_t chunks_used = 0, chunks_pooled = 0, chunks_allocated = 0;
+  /// Occupancy, block-sparse: the 8^3-cell bricks (64-byte masks) with a set cell, and the
+  /// chunks that hold them (detail/occupancy_codec.hpp). Both backends.
+  std::uint64_t bricks = 0, chunks_bricks = 0;
   /// Samples a chunk holds: points (a leaf's, OctreeConfig::chunk_capacity) and voxels (an
   /// inner node's). Every chunk has the same size; voxels are stored as their cell and RGB
   /// colour (6 bytes at grids of up to 256 cells a side, detail/voxel_codec.hpp), so a chunk
   /// holds about 2.7 times as many voxels as points (fewer with channels). Both backends.
   std::uint32_t points_per_chunk = 0, voxels_per_chunk = 0;
   /// Bytes held by used chunks of leaves (points) and inner nodes (voxels), occupancy grids
-  /// and node records.
+  /// (the inner nodes' slot tables and the chunks of their bricks) and node records.
   std::uint64_t bytes_points = 0, bytes_voxels = 0, bytes_grids = 0, bytes_nodes = 0;
   /// Bytes of the voxel index that keeps filtered colours exact while batches go in
   /// (Sampling::Random, Average on the incremental builder; 0 otherwise).

@@ -25,7 +25,8 @@ void validate_config(const OctreeConfig& c) {
   }
   if (c.max_points_per_leaf < 1) bad("max_points_per_leaf must be at least 1");
   if (c.device < 0) bad(fmt::format("device = {} must be a CUDA device index (>= 0)", c.device));
-  if (c.chunk_capacity < 1) bad("chunk_capacity must be at least 1");
+  // A chunk must hold a 64-byte brick of occupancy bits (detail/occupancy_codec.hpp).
+  if (c.chunk_capacity < 8) bad("chunk_capacity must be at least 8");
   if (!(c.memory_fraction > 0.0 && c.memory_fraction <= 1.0)) {
     bad(fmt::format("memory_fraction = {} must be in (0, 1]", c.memory_fraction));
   }

@@ -49,9 +49,9 @@ inline constexpr int kSpeculativeRounds = 4;
 inline constexpr std::size_t kUploadPiecePoints = std::size_t{1} << 17;
 
 /// Largest share of the arena given to the node table (records, links, per-node scratch).
-/// The table is sized so that the occupancy grids run out first (a 128^3 grid costs 256 KiB
-/// per 8 nodes of 56 bytes: 0.2% of the arena); the cap only matters for tiny grids, where
-/// nodes would otherwise take nearly all memory.
+/// The table holds as many splits as dense occupancy grids would fit (a 128^3 grid: 256 KiB
+/// per 8 nodes of 56 bytes, 0.2% of the arena; the tree's grids are block-sparse and smaller);
+/// the cap only matters for tiny grids, where nodes would otherwise take nearly all memory.
 inline constexpr double kMaxNodeTableShare = 0.125;
 
 /// Alignment of every arena region (bytes): whole 128-byte cache lines plus room for
@@ -117,5 +117,7 @@ inline constexpr std::uint64_t kBulkMinRecords = std::uint64_t{1} << 16;
 /// Bulk builder: threads per block of its passes; a voxelizing block takes one chunk (1000
 /// samples at SimLOD's capacity: 4 strided steps).
 inline constexpr int kBulkBlock = 256;
+/// Bricks the bulk builder makes sparse in one step (its flags and numbers: 8 bytes each).
+inline constexpr std::uint64_t kBulkBrickItems = std::uint64_t{1} << 24;
 
 }  // namespace simlod::detail::cuda

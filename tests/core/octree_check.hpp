@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "simlod/detail/occupancy_codec.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 #include "simlod/octree.hpp"
@@ -224,10 +225,22 @@ inline void expect_octree_invariants(const NodeSnapshot& snap, std::span<const P
   const std::vector<Point> want = sorted_points({input.begin(), input.end()});
   ASSERT_TRUE(same_points(sorted_points(std::move(stored)), want))
       << "the leaves do not hold exactly the inserted points";
+  // Occupancy: the bricks that hold an occupied cell of an inner node (its points' cells).
+  const detail::OccupancyLayout occupancy =
+      detail::occupancy_layout(g.grid_bits, std::uint64_t{g.chunk_capacity} * sizeof(Point));
+  std::uint64_t bricks = 0, inner = 0;
   for (std::size_t id = 0; id < snap.nodes.size(); ++id) {
     if (snap.nodes[id].leaf) continue;
+    ++inner;
     expect_node_voxels(snap.nodes[id], id, pairs[id], g);
     if (::testing::Test::HasFatalFailure()) return;
+    std::vector<std::uint32_t> node_bricks;
+    for (const std::uint64_t pair : pairs[id]) {
+      node_bricks.push_back(detail::brick_of(static_cast<std::uint32_t>(pair >> 32), occupancy));
+    }
+    std::sort(node_bricks.begin(), node_bricks.end());
+    bricks += static_cast<std::uint64_t>(std::unique(node_bricks.begin(), node_bricks.end()) -
+                                         node_bricks.begin());
     std::vector<std::uint64_t>().swap(pairs[id]);
   }
   if (stats == nullptr) return;
@@ -237,12 +250,16 @@ inline void expect_octree_invariants(const NodeSnapshot& snap, std::span<const P
   EXPECT_EQ(stats->depth, depth);
   EXPECT_EQ(stats->points, input.size());
   EXPECT_EQ(stats->voxels, voxels);
-  EXPECT_EQ(stats->chunks_used + stats->chunks_pooled, stats->chunks_allocated);
+  EXPECT_EQ(stats->chunks_used + stats->chunks_pooled + stats->chunks_bricks,
+            stats->chunks_allocated);
   EXPECT_EQ(stats->points_per_chunk, g.chunk_capacity);
+  EXPECT_EQ(stats->bricks, bricks) << "occupancy bricks vs those the voxels' cells fall in";
+  EXPECT_EQ(stats->chunks_bricks, detail::brick_pages(bricks, occupancy));
   EXPECT_EQ(stats->chunks_used, chunks) << "chunks in use vs chunks the node lists need";
   const std::uint64_t chunk_bytes = std::uint64_t{g.chunk_capacity} * sizeof(Point);
   EXPECT_EQ(stats->bytes_points, leaf_chunks * chunk_bytes);
   EXPECT_EQ(stats->bytes_voxels, (chunks - leaf_chunks) * chunk_bytes);
+  EXPECT_EQ(stats->bytes_grids, inner * occupancy.table_bytes + stats->chunks_bricks * chunk_bytes);
 }
 
 /// Same nodes by (level, position), leaf flags, point multisets and voxel positions; voxel

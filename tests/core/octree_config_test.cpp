@@ -43,8 +43,10 @@ TEST(OctreeConfig, BadValuesAreInvalidInputNamingTheSetting) {
   c.max_points_per_leaf = 0;
   expect_invalid(c, "max_points_per_leaf");
   c = small_config();
-  c.chunk_capacity = 0;
-  expect_invalid(c, "chunk_capacity");
+  for (const std::uint32_t cap : {0u, 7u}) {
+    c.chunk_capacity = cap;
+    expect_invalid(c, "chunk_capacity");
+  }
   for (double f : {0.0, -0.5, 1.5, std::nan("")}) {
     c = small_config();
     c.memory_fraction = f;
@@ -66,7 +68,7 @@ TEST(OctreeConfig, LimitsOfTheValidRangeAreAccepted) {
     OctreeConfig c = small_config();
     c.voxel_grid = grid;
     c.max_points_per_leaf = 1;
-    c.chunk_capacity = 1;
+    c.chunk_capacity = 8;
     c.max_batch_points = 1;
     c.memory_fraction = 1.0;
     EXPECT_NO_THROW((void)Octree::create(unit_box(), c));

@@ -64,7 +64,7 @@ TEST(OctreeInsert, BadPointsAreInvalidInputNamingIndexAndCoordinates) {
 }
 
 TEST(OctreeInsert, TheCubesMaxFaceIsInside) {
-  Octree tree = Octree::create(cube_of(10.0), small_config(4, 4, 3));
+  Octree tree = Octree::create(cube_of(10.0), small_config(4, 4, 8));
   std::vector<Point> v;
   for (std::uint32_t i = 0; i < 40; ++i) {
     const float t = static_cast<float>(i % 11);

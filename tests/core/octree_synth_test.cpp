@@ -37,10 +37,14 @@ TEST_P(OctreeSynth, InvariantsHold) {
   const OctreeStats stats = tree.stats();
   EXPECT_GT(stats.inner_nodes, 0u);
   EXPECT_EQ(stats.batches_queued, 0u);
-  // CPU layout: one bit per cell in 64-bit words per inner node; node records of 56 bytes.
+  // Occupancy: a slot table of 4 bytes per 8^3-cell brick per inner node, and the chunks of
+  // the bricks; node records of 56 bytes.
   const std::uint64_t cells =
       std::uint64_t{c.config.voxel_grid} * c.config.voxel_grid * c.config.voxel_grid;
-  EXPECT_EQ(stats.bytes_grids, stats.inner_nodes * ((cells + 63) / 64) * 8);
+  const std::uint64_t slots = std::max<std::uint64_t>(1, cells / 512);
+  EXPECT_EQ(stats.bytes_grids, stats.inner_nodes * ((slots * 4 + 15) / 16 * 16) +
+                                   stats.chunks_bricks * c.config.chunk_capacity * 16);
+  EXPECT_LE(stats.bricks, stats.voxels) << "a brick holds at least one voxel's cell";
   EXPECT_EQ(stats.bytes_nodes, stats.nodes * 56);
   EXPECT_EQ(stats.bytes_reserved, stats.bytes_points + stats.bytes_voxels + stats.bytes_grids +
                                       stats.bytes_nodes +
@@ -85,8 +89,8 @@ TEST(OctreeSynthIncremental, InvariantsHoldAfterEveryUpdate) {
   }
 }
 
-// Chunks freed by splits are taken before new ones: a batch only grows the store once the pool
-// is empty.
+// Chunks freed by splits are taken before new ones: a batch only takes fresh chunks for samples
+// once the pool is empty (the pages of occupancy bricks are always fresh).
 TEST(OctreeSynthIncremental, PooledChunksAreReusedFirst) {
   const Scene& scene = synth_scene(100'000, synth::Order::Morton);
   Octree tree = Octree::create(scene.bounds, small_config(800, 16, 64));
@@ -95,10 +99,12 @@ TEST(OctreeSynthIncremental, PooledChunksAreReusedFirst) {
     tree.insert(std::span(scene.points).subspan(i, 2000));
     tree.update();
     const OctreeStats after = tree.stats();
-    if (after.chunks_allocated > before.chunks_allocated) {
+    if (after.chunks_allocated - after.chunks_bricks >
+        before.chunks_allocated - before.chunks_bricks) {
       EXPECT_EQ(after.chunks_pooled, 0u) << "fresh chunks taken while the pool had some";
     }
-    EXPECT_EQ(after.chunks_used + after.chunks_pooled, after.chunks_allocated);
+    EXPECT_EQ(after.chunks_used + after.chunks_pooled + after.chunks_bricks,
+              after.chunks_allocated);
   }
   EXPECT_GT(tree.stats().inner_nodes, 10u);
 }

@@ -118,6 +118,7 @@ TEST(GpuBuild, TenMillionSameTreeAsIncremental) {
   EXPECT_EQ(a.bytes_points, b.bytes_points);
   EXPECT_EQ(a.bytes_voxels, b.bytes_voxels);
   EXPECT_EQ(a.bytes_grids, b.bytes_grids);
+  EXPECT_EQ(a.bricks, b.bricks);
 }
 
 TEST(GpuBuild, FromADeviceBatch) {

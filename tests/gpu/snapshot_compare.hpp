@@ -62,6 +62,10 @@ inline void expect_same_stats(const OctreeStats& cpu, const OctreeStats& gpu) {
   EXPECT_EQ(cpu.chunks_pooled, gpu.chunks_pooled);
   EXPECT_EQ(cpu.chunks_allocated, gpu.chunks_allocated);
   EXPECT_EQ(cpu.bytes_voxels, gpu.bytes_voxels);
+  // The same occupied cells fall into the same bricks; pages are fresh chunks on both.
+  EXPECT_EQ(cpu.bricks, gpu.bricks);
+  EXPECT_EQ(cpu.chunks_bricks, gpu.chunks_bricks);
+  EXPECT_EQ(cpu.bytes_grids, gpu.bytes_grids);
 }
 
 /// Snapshots and statistics of two trees built from the same batches.

@@ -37,7 +37,7 @@ TEST(ArenaLayout, VoxelChunksFitBeforeTheTrailerAndMatchTheCpuStore) {
                                  attribute_bit(Attribute::Intensity) |
                                      attribute_bit(Attribute::Classification) |
                                      attribute_bit(Attribute::GpsTime)};
-  for (const std::uint32_t cap : {1u, 2u, 50u, 1000u}) {
+  for (const std::uint32_t cap : {8u, 9u, 50u, 1000u}) {
     for (const std::uint32_t grid : {2u, 128u, 512u}) {
       for (const AttributeMask mask : masks) {
         OctreeConfig c;
@@ -87,8 +87,9 @@ TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   EXPECT_EQ(a.max_batch, c.max_batch_points);
   EXPECT_EQ((a.max_nodes - 1) % 8, 0u) << "the root plus whole splits";
   EXPECT_EQ(a.max_splits, (a.max_nodes - 1) / 8);
-  // The node table never runs out before the grids do at 128^3.
-  EXPECT_GE(std::uint64_t{a.max_splits} * a.grid_bytes, a.dynamic_end - a.dynamic_begin);
+  // The node table holds as many splits as dense 128^3 grids would fit.
+  EXPECT_GE(std::uint64_t{a.max_splits} * a.dense_grid_bytes, a.dynamic_end - a.dynamic_begin);
+  EXPECT_EQ(a.grid_bytes, 16384u) << "slot tables of 4,096 bricks";
   // Fixed tables with the scratch: batch buffers (24 MiB) plus well under 1% for the rest.
   EXPECT_LT(a.fixed_bytes() + a.scratch_bytes, (std::uint64_t{25} << 20) + reserve / 100);
   EXPECT_EQ(a.scratch_bytes, scratch_budget(a.max_nodes, a.max_splits, a.max_batch));

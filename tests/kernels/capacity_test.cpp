@@ -175,7 +175,10 @@ TEST(CapacityGrant, InsertionPlacesChunksAndBacklogBelowTheCeiling) {
   // 16,000 bytes of 1,000 points).
   ASSERT_EQ(g.layout.voxels.capacity, 2666u);
   EXPECT_EQ(i.chunks, 10u + 11u + 1u);
-  EXPECT_EQ(i.fresh_chunks, i.chunks - 7);
+  // A brick per voxel at most, and at most the 4,096 bricks of the one grid: 17 pages of 249
+  // bricks, always fresh chunks.
+  EXPECT_EQ(i.brick_chunks, 17u);
+  EXPECT_EQ(i.fresh_chunks, i.chunks - 7 + i.brick_chunks);
   EXPECT_GE(i.backlog_at, g.layout.dynamic_begin + (100 + i.fresh_chunks) * g.layout.chunk_bytes);
   EXPECT_EQ(i.floor, i.backlog_at + i.backlog * sizeof(VoxelRecord));
   EXPECT_LE(i.floor, e.ceiling);

@@ -142,6 +142,7 @@ class HostModel {
     }
     void sample(const BatchView& v) {
       for (std::uint32_t i = 0; i < v.points(); ++i) sample_point(v, i, BacklogSink{});
+      close_bricks(v);
     }
     void allocate(const BatchView& v, std::uint32_t) {
       const std::uint32_t listed = c().touched, pool = c().pool_size, top = c().chunk_top;

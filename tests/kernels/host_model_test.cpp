@@ -81,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(
         ModelCase{200'000, O::Scan, 50'000, test::small_config(2000, 32, 500),
                   "Scan_grid32_chunk500"},
         ModelCase{100'000, O::Scan, 7'000, test::small_config(500, 2, 100), "Scan_grid2_chunk100"},
-        ModelCase{100'000, O::Morton, 3'000, test::small_config(100, 8, 7), "Morton_grid8_chunk7"}),
+        ModelCase{100'000, O::Morton, 3'000, test::small_config(100, 8, 8), "Morton_grid8_chunk8"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(HostModel, IdenticalPointsReachTheDepthLimit) {

@@ -120,29 +120,33 @@ TEST(HostTree, StatsFromTheCounters) {
   ArenaLayout layout = simlod::detail::cuda::layout();
   layout.total_bytes = 1 << 20;
   layout.grid_bytes = 512;
+  layout.occupancy = detail::occupancy_layout(7, 16000);  // 249 bricks a page
   layout.dynamic_begin = 4096;
   layout.dynamic_end = 1 << 20;
   Control c{};
   c.node_count = 17;
   c.grid_count = 2;
-  c.chunk_top = 10;
+  c.chunk_top = 12;  // 7 in lists, 3 pooled, 2 pages of bricks
   c.pool_size = 3;
   c.depth = 2;
   c.voxels = 40;
   c.point_chunks = 5;
   c.voxel_chunks = 2;
+  c.bricks = layout.occupancy.bricks_per_page + 1;  // two pages
   const OctreeStats s = tree_stats(c, layout, 123);
   EXPECT_EQ(s.nodes, 17u);
   EXPECT_EQ(s.inner_nodes, 2u);
   EXPECT_EQ(s.leaves, 15u);
   EXPECT_EQ(s.points, 123u);
-  EXPECT_EQ(s.chunks_used + s.chunks_pooled, s.chunks_allocated);
+  EXPECT_EQ(s.chunks_used + s.chunks_pooled + s.chunks_bricks, s.chunks_allocated);
+  EXPECT_EQ(s.bricks, c.bricks);
+  EXPECT_EQ(s.chunks_bricks, 2u);
   EXPECT_EQ(s.bytes_points, 5 * kCap * sizeof(Point));
   EXPECT_EQ(s.bytes_voxels, 2 * kCap * sizeof(Point));
   EXPECT_EQ(s.points_per_chunk, kCap);
   EXPECT_EQ(s.voxels_per_chunk, 5u);
-  EXPECT_EQ(s.bytes_grids, 2u * 512);
-  EXPECT_EQ(s.bytes_free, (1u << 20) - 2 * 512 - 4096 - 10 * kChunkBytes + 3 * kChunkBytes);
+  EXPECT_EQ(s.bytes_grids, 2u * 512 + 2 * kCap * sizeof(Point));  // pages count as payload
+  EXPECT_EQ(s.bytes_free, (1u << 20) - 2 * 512 - 4096 - 12 * kChunkBytes + 3 * kChunkBytes);
 }
 
 }  // namespace

@@ -78,6 +78,7 @@ class Driver {
     place_points();
     SIMLOD_CUDA_CHECK(cudaEventRecord(split.get(), s_));
     voxelize();
+    compact_grids();
     SIMLOD_CUDA_CHECK(cudaEventRecord(end.get(), s_));
     finish();
     stats.split_ms = elapsed_ms(start.get(), split.get());
@@ -99,8 +100,9 @@ class Driver {
 
   std::uint64_t scratch_bytes() const {
     std::uint64_t sum = 0;
-    for (const Buffer* b : {&blocks_, &count_, &node_, &link_, &per_node_, &inner_, &owner_,
-                            &emit_[0], &emit_[1], &sources_, &acc_[0], &acc_[1], &groups_, &cub_}) {
+    for (const Buffer* b :
+         {&blocks_, &count_, &node_, &link_, &per_node_, &inner_, &owner_, &emit_[0], &emit_[1],
+          &sources_, &acc_[0], &acc_[1], &groups_, &cub_, &bricks_, &slots_}) {
       sum += b->bytes();
     }
     return sum;
@@ -231,7 +233,7 @@ class Driver {
     point_chunks_ = std::uint64_t{host()[levels]} + host()[levels + 1];
     chunk_begin_.push_back(static_cast<std::uint32_t>(point_chunks_));
     const std::uint64_t grids = inner_begin_.back();
-    high_begin_ = t_.layout.dynamic_end - grids * t_.layout.grid_bytes;
+    high_begin_ = t_.layout.dynamic_end - grids * t_.layout.dense_grid_bytes;
     require_chunks(point_chunks_, "the points' chunks and the inner nodes' occupancy grids");
     owner_.reserve(std::max<std::uint64_t>(4, point_chunks_ * 4), 0, s_);
     v_.d_owner = owner_.as<std::uint32_t>();
@@ -247,7 +249,7 @@ class Driver {
         high_begin_ < t_.layout.dynamic_begin) {
       refuse(std::to_string(chunks) + " chunks of " + std::to_string(t_.layout.chunk_bytes) +
              " bytes and " + std::to_string(inner_begin_.back()) + " grids of " +
-             std::to_string(t_.layout.grid_bytes) + " bytes do not fit (" + what + ")");
+             std::to_string(t_.layout.dense_grid_bytes) + " bytes do not fit (" + what + ")");
     }
     t_.arena.ensure(low_end, high_begin_);
   }
@@ -274,6 +276,49 @@ class Driver {
       below = emitted;
       current = 1 - current;
     }
+  }
+
+  /// The dense grids become block-sparse (detail/occupancy_codec.hpp): the bricks with a set
+  /// cell, numbered in (grid, brick) order, are copied into pages (fresh chunks after the
+  /// voxels'), a step of grids at a time; then the slot tables replace the dense grids at the
+  /// top of the arena.
+  void compact_grids() {
+    const std::uint32_t grids = inner_begin_.back();
+    if (grids == 0) return;
+    const OccupancyLayout& o = t_.layout.occupancy;
+    const auto step = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, kBulkBrickItems / o.bricks));  // grids per step
+    const std::uint64_t most = std::uint64_t{std::min(step, grids)} * o.bricks;
+    slots_.reserve(std::uint64_t{grids} * o.bricks * 4, 0, s_);
+    bricks_.reserve((most + 1) * 8, 0, s_);
+    auto* flags = bricks_.as<std::uint32_t>();
+    auto* numbers = flags + most + 1;
+    std::size_t bytes = 0;
+    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flags, numbers,
+                                                    static_cast<int>(most + 1), s_));
+    cub_.reserve(bytes, 0, s_);
+    const auto first_chunk = static_cast<std::uint32_t>(chunk_top_);
+    std::uint64_t bricks = 0;
+    for (std::uint32_t first = 0; first < grids; first += step) {
+      const std::uint32_t n = std::min(step, grids - first);
+      const std::uint64_t items = std::uint64_t{n} * o.bricks;
+      zero(flags + items, 4);
+      launch_brick_flags(t_.writer, first, n, flags, s_);
+      bytes = cub_.bytes();
+      SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, flags, numbers,
+                                                      static_cast<int>(items + 1), s_));
+      read(numbers + items, 1, 0);
+      sync();
+      const std::uint64_t total = bricks + host()[0];
+      require_chunks(chunk_top_ + brick_pages(total, o), "the occupancy bricks' chunks");
+      launch_brick_copy(t_.writer, first, n, flags, numbers, static_cast<std::uint32_t>(bricks),
+                        first_chunk, slots_.as<std::uint32_t>() + std::uint64_t{first} * o.bricks,
+                        s_);
+      bricks = total;
+    }
+    launch_brick_tables(t_.writer, grids, slots_.as<std::uint32_t>(), s_);
+    bricks_count_ = bricks;
+    chunk_top_ += brick_pages(bricks, o);
   }
 
   /// A level of inner nodes to voxelize: their level, the first id of the level below, their
@@ -322,7 +367,7 @@ class Driver {
       chunks = host()[1];
       if (emitted <= v_.emit_capacity) break;
       // The grids of this level's inner nodes (consecutive ranks: one range) start over.
-      const std::uint64_t gb = t_.layout.grid_bytes;
+      const std::uint64_t gb = t_.layout.dense_grid_bytes;
       zero(t_.arena.data() + t_.layout.dynamic_end - std::uint64_t{l.inner_begin + l.inner} * gb,
            std::uint64_t{l.inner} * gb);
       room = emitted + emitted / 4;
@@ -352,10 +397,10 @@ class Driver {
   /// Random or Average: mark the cells, index them in cell order, fold every sample into its
   /// voxel's accumulator, emit. Returns the voxels emitted.
   std::uint32_t filtered_level(const Level& l, std::uint32_t below, int current) {
-    const std::uint64_t words_per_grid = t_.layout.grid_bytes / 4;
+    const std::uint64_t words_per_grid = t_.layout.dense_grid_bytes / 4;
     const std::uint64_t words = words_per_grid * l.inner;
     const std::uint64_t groups = (words + 7) / 8;
-    v_.d_level_words = t_.writer.grid_words(l.inner_begin + l.inner - 1);
+    v_.d_level_words = t_.writer.dense_words(l.inner_begin + l.inner - 1);
     launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
                   FilterStage::Mark, s_);
     groups_.reserve((groups + 1) * 8, 0, s_);
@@ -435,6 +480,8 @@ class Driver {
     c.node_count = level_begin_.back();
     c.grid_count = inner_begin_.back();
     c.chunk_top = static_cast<std::uint32_t>(chunk_top_);
+    c.bricks = static_cast<std::uint32_t>(bricks_count_);
+    c.brick_page = c.bricks != 0 ? c.chunk_top - 1 : 0;  // the bricks' pages came last
     c.depth = depth_;
     c.voxels = voxels_;
     c.point_chunks = point_chunks_;
@@ -465,12 +512,14 @@ class Driver {
   Buffer acc_[2] = {Buffer{"the bulk build's voxel accumulators"},
                     Buffer{"the bulk build's voxel accumulators"}};
   Buffer groups_{"the bulk build's voxel index"};
+  Buffer bricks_{"the bulk build's brick flags"}, slots_{"the bulk build's slot tables"};
   std::uint32_t block_count_ = 0;
   std::uint64_t entries_ = 0;
   std::vector<std::uint32_t> level_begin_, inner_begin_, chunk_begin_;
   std::vector<std::uint32_t> level_max_;  ///< per level: points of its largest inner node
   std::uint32_t depth_ = 0;
   std::uint64_t point_chunks_ = 0, voxel_chunks_ = 0, voxels_ = 0, chunk_top_ = 0;
+  std::uint64_t bricks_count_ = 0;
   std::uint64_t high_begin_ = 0;
 };
 

@@ -61,6 +61,23 @@ void launch_link_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std:
 /// the record at its d_emit_source place).
 void launch_write_voxels(const BulkView& v, std::uint32_t n, cudaStream_t stream);
 
+// Block-sparse occupancy (grid_passes.cu): the dense grids of ranks [first, first + n) become
+// bricks and slot tables (detail/occupancy_codec.hpp). Item i = (rank first + i / bricks,
+// brick i % bricks) of n * bricks items.
+/// flags[i] = 1 when brick i has a set cell, else 0.
+void launch_brick_flags(const TreeView& t, std::uint32_t first, std::uint32_t n,
+                        std::uint32_t* flags, cudaStream_t stream);
+/// Copies every flagged brick i to brick number base + numbers[i] (numbers: the flags
+/// exclusively scanned) of the pages from chunk `first_chunk` on; slots[i] = its unit, or
+/// kEmptySlot.
+void launch_brick_copy(const TreeView& t, std::uint32_t first, std::uint32_t n,
+                       const std::uint32_t* flags, const std::uint32_t* numbers, std::uint32_t base,
+                       std::uint32_t first_chunk, std::uint32_t* slots, cudaStream_t stream);
+/// Once no dense grid is read any more: the slot tables of grids [0, n) from slots (n * bricks,
+/// grid by grid) into place (TreeView::grid_table).
+void launch_brick_tables(const TreeView& t, std::uint32_t n, const std::uint32_t* slots,
+                         cudaStream_t stream);
+
 // Filtered voxelize (filter_passes.cu; Sampling::Random, Average and Weighted), over the same
 // samples as launch_sample: the level's grids are d_level_words[0, words), inner ranks
 // descending.

@@ -25,7 +25,7 @@ inline __device__ std::uint32_t voxel_index(const BulkView& v, std::uint64_t off
 
 /// Word offset of the first word of inner rank `rank`'s grid.
 inline __device__ std::uint64_t grid_offset(const BulkView& v, std::uint32_t rank) {
-  return static_cast<std::uint64_t>(v.tree.grid_words(rank) - v.d_level_words);
+  return static_cast<std::uint64_t>(v.tree.dense_words(rank) - v.d_level_words);
 }
 
 /// The sums of voxel `i` of an Average level, wide or narrow.
@@ -86,7 +86,7 @@ inline __device__ void add_sums(const BulkView& v, std::uint32_t idx, const Colo
 template <Sampling kMode>
 inline __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32_t cell,
                               bool accumulate, std::uint64_t key, const ColourSum& sum) {
-  std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  std::uint32_t* word = v.tree.dense_words(rank) + (cell >> 5);
   if (!accumulate) {
     const std::uint32_t bit = 1u << (cell & 31);
     if ((*word & bit) == 0) atomicOr(word, bit);
@@ -110,7 +110,7 @@ inline __device__ void sample(const BulkView& v, std::uint32_t rank, std::uint32
 template <FilterStage kStage, class Digest>
 inline __device__ void sample_winner(const BulkView& v, std::uint32_t rank, std::uint32_t cell,
                                      std::uint64_t key, std::uint64_t place, Digest digest) {
-  const std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  const std::uint32_t* word = v.tree.dense_words(rank) + (cell >> 5);
   const std::uint32_t idx =
       voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
   if (v.d_keys[idx] != key) return;
@@ -152,7 +152,7 @@ inline __device__ void average_leaf_chunk(const BulkView& v, const Point* points
           quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
                    v.tree.quant_scale);
       const std::uint32_t cell = cell_index(q, level, g);
-      const std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+      const std::uint32_t* word = v.tree.dense_words(rank) + (cell >> 5);
       const std::uint32_t idx =
           voxel_index(v, static_cast<std::uint64_t>(word - v.d_level_words), cell & 31);
       std::uint32_t h = (idx * 2654435761u) >> 21;  // 11 bits: kLeafSlots
@@ -222,7 +222,7 @@ inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::u
 /// around position p (fixed point, detail::for_each_spread_cell).
 inline __device__ void spread(const BulkView& v, std::uint32_t rank, const std::uint32_t (&p)[3],
                               std::uint32_t rgba) {
-  const std::uint32_t* words = v.tree.grid_words(rank);
+  const std::uint32_t* words = v.tree.dense_words(rank);
   for_each_spread_cell(p, v.tree.params.grid_bits, [&](std::uint32_t cell, std::uint32_t w) {
     if ((words[cell >> 5] & (1u << (cell & 31))) == 0) return;  // no sample: no voxel
     const std::uint32_t idx = voxel_index(

@@ -18,7 +18,7 @@ using BlockScan = cub::BlockScan<std::uint32_t, kBulkBlock>;
 /// word first (set_bit_once) costs a match per sample, and ncu showed this pass stalled on
 /// branches with half of each warp idle.
 __device__ bool take(const BulkView& v, std::uint32_t rank, std::uint32_t cell) {
-  std::uint32_t* word = v.tree.grid_words(rank) + (cell >> 5);
+  std::uint32_t* word = v.tree.dense_words(rank) + (cell >> 5);
   const std::uint32_t bit = 1u << (cell & 31);
   if ((*word & bit) != 0) return false;  // most cells are taken already
   return (atomicOr(word, bit) & bit) == 0;

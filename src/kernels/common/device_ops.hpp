@@ -47,6 +47,31 @@ SIMLOD_HD std::uint32_t atomic_or(std::uint32_t* p, std::uint32_t v) {
 #endif
 }
 
+SIMLOD_HD std::uint32_t atomic_cas(std::uint32_t* p, std::uint32_t expected, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(p, expected, v);
+#else
+  const std::uint32_t old = *p;
+  if (old == expected) *p = v;
+  return old;
+#endif
+}
+
+/// Publishes `v` at `p` after this thread's earlier writes (a fence, then an atomic store).
+SIMLOD_HD void publish(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  __threadfence();
+  atomicExch(p, v);
+#else
+  *p = v;
+#endif
+}
+
+/// A load that sees other threads' writes of this launch (not cached in L1).
+SIMLOD_HD std::uint32_t load_volatile(const std::uint32_t* p) {
+  return *static_cast<const volatile std::uint32_t*>(p);
+}
+
 SIMLOD_HD void atomic_max(std::uint32_t* p, std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
   atomicMax(p, v);

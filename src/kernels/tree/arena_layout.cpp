@@ -50,12 +50,19 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.chunk_bytes = chunk_bytes_for(config.chunk_capacity, a.record_bytes);
   a.voxels = voxel_layout(std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes),
                           a.record_bytes, geometry.grid_bits);
-  a.grid_bytes = grid_bytes_for(geometry.grid_bits);
+  // Pages of bricks in the bytes a CPU chunk has, as many bricks as the CPU store's pages hold.
+  a.occupancy = occupancy_layout(
+      geometry.grid_bits, std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes));
+  a.grid_bytes = a.occupancy.table_bytes;
+  a.dense_grid_bytes = grid_bytes_for(geometry.grid_bits);
   a.max_batch = config.max_batch_points;
 
-  // Every split costs one grid, 8 nodes and a split-table entry: size the node table (with its
-  // share of the builder's scratch) so that grids run out first, capped for tiny grids.
-  const std::uint64_t per_split = a.grid_bytes + 8 * kNodeTableBytes + sizeof(SplitEntry);
+  // Every split costs a grid (a slot table and bricks), 8 nodes and a split-table entry. The
+  // node table (with its share of the builder's scratch) holds as many splits as dense grids
+  // would fit, capped for tiny grids: a tree splits far less often than that (a split takes a
+  // leaf of more than max_points_per_leaf points), and the fixed tables stay near 0.2% of
+  // the reserve.
+  const std::uint64_t per_split = a.dense_grid_bytes + 8 * kNodeTableBytes + sizeof(SplitEntry);
   const std::uint64_t by_memory = 1 + 8 * (reserve_bytes / per_split);
   const auto by_share =
       static_cast<std::uint64_t>(kMaxNodeTableShare * static_cast<double>(reserve_bytes)) /
@@ -64,7 +71,10 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
       std::max<std::uint64_t>(1, std::min({by_memory, by_share, kMaxIds / 8 * 8 + 1}));
   a.max_nodes = static_cast<std::uint32_t>(nodes);
   a.max_splits = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (nodes - 1) / 8));
-  a.max_chunks = static_cast<std::uint32_t>(std::min(kMaxIds, reserve_bytes / a.chunk_bytes));
+  // Slots address bricks in 64-byte units from the first chunk: below kClaimingSlot.
+  const std::uint64_t by_units = std::uint64_t{kClaimingSlot} * kBrickBytes / a.chunk_bytes - 1;
+  a.max_chunks =
+      static_cast<std::uint32_t>(std::min({kMaxIds, reserve_bytes / a.chunk_bytes, by_units}));
   a.scratch_bytes = scratch_budget(a.max_nodes, a.max_splits, a.max_batch, a.record_bytes);
   a.total_bytes = reserve_bytes > a.scratch_bytes
                       ? (reserve_bytes - a.scratch_bytes) / kArenaAlign * kArenaAlign

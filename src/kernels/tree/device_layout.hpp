@@ -28,9 +28,13 @@
 // bytes before the trailer (detail/voxel_codec.hpp, ArenaLayout::voxels: 6 bytes a voxel at
 // grids of up to 256 cells a side), as many as the CPU store's chunks hold.
 //
-// Occupancy grid: 2^(3 * grid_bits) bits in uint32 words, bit (cell % 32) of word cell / 32
-// (detail::cell_index), rounded up to 16 bytes; grid g lies at d_grid_end - (g + 1) *
-// grid_bytes (grids grow down from the end of the arena, chunks up from its middle).
+// Occupancy grid, block-sparse (detail/occupancy_codec.hpp): grid g is a slot table of
+// grid_bytes at d_grid_end - (g + 1) * grid_bytes (tables grow down from the end of the arena,
+// chunks up from its middle); a slot holds kEmptySlot or the 64-byte unit of its brick from
+// d_chunks. Bricks lie in pages, which are chunks: brick n in page n / bricks_per_page, whose
+// chunk is Control::brick_page for the last page before the batch and chunk_top + k for the
+// batch's k-th new page (a batch's sample pass claims bricks; the pages it opened are taken
+// from the arena before the allocate pass hands out chunks, close_bricks()).
 #pragma once
 
 #include <cstddef>
@@ -104,7 +108,8 @@ struct alignas(16) Control {
   std::uint32_t pool_size;     ///< offset 12: chunks in the pool (d_pool[0 .. pool_size-1])
   std::uint32_t depth;         ///< offset 16: deepest level
   std::uint32_t overflow;      ///< offset 20: kOverflow* bits; any set bit is an internal error
-  std::uint32_t tree_pad[2];   ///< offset 24
+  std::uint32_t bricks;        ///< offset 24: occupancy bricks claimed (brick numbers 0 ..)
+  std::uint32_t brick_page;    ///< offset 28: the chunk of the last page of bricks
   std::uint64_t voxels;        ///< offset 32: voxels stored
   std::uint64_t point_chunks;  ///< offset 40: chunks in leaf lists
   std::uint64_t voxel_chunks;  ///< offset 48: chunks in inner-node lists
@@ -120,7 +125,8 @@ struct alignas(16) Control {
   std::uint32_t expand_done;    ///< offset 160: set when a round split nothing (or a grant ran out)
   std::uint32_t split_base;     ///< offset 164: split entries of the rounds before this one
   std::uint32_t need;           ///< offset 168: kNeed* bits: a grant ran out (batch rolled back)
-  std::uint32_t batch_pad[21];  ///< offset 172 .. 255
+  std::uint32_t new_bricks;     ///< offset 172: bricks claimed by this batch's sample pass
+  std::uint32_t batch_pad[20];  ///< offset 176 .. 255
   PlanSums last;                ///< offset 256 .. 327: the plan after the last expand round
   std::uint32_t batch_pad2[6];  ///< offset 328 .. 351
 };
@@ -161,5 +167,6 @@ static_assert(offsetof(Control, spill_count) == kControlBatchBegin);
 static_assert(offsetof(Control, plan) == 80);
 static_assert(offsetof(Control, round_splits) == 152 && offsetof(Control, expand_done) == 160);
 static_assert(offsetof(Control, split_base) == 164 && offsetof(Control, need) == 168);
+static_assert(offsetof(Control, bricks) == 24 && offsetof(Control, new_bricks) == 172);
 
 }  // namespace simlod::detail::cuda

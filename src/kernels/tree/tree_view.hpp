@@ -16,6 +16,7 @@
 #include "kernels/tree/arena_layout.hpp"
 #include "kernels/tree/device_layout.hpp"
 #include "kernels/update/capacity.hpp"
+#include "simlod/detail/occupancy_codec.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 #include "simlod/point.hpp"
@@ -48,7 +49,9 @@ struct TreeView {
   float quant_scale;
   float edge;
   std::uint64_t chunk_bytes;
-  std::uint64_t grid_bytes;
+  std::uint64_t grid_bytes;        ///< of a grid's slot table
+  std::uint64_t dense_grid_bytes;  ///< of a dense grid (the bulk builder's, dense_words())
+  OccupancyLayout occupancy;
   std::uint64_t records_offset;  ///< of a leaf chunk's channel records from its start
   std::uint32_t record_bytes;    ///< channel record per sample; 0 = no channels
   VoxelLayout voxels;            ///< an inner node's chunk (detail/voxel_codec.hpp)
@@ -96,8 +99,35 @@ struct TreeView {
            (at % chunk_bytes) / 4 * record_bytes;
   }
 
-  SIMLOD_HD std::uint32_t* grid_words(std::uint32_t grid) const {
+  /// The slot table of grid `grid` (detail/occupancy_codec.hpp).
+  SIMLOD_HD std::uint32_t* grid_table(std::uint32_t grid) const {
     return reinterpret_cast<std::uint32_t*>(d_grid_end - (grid + std::uint64_t{1}) * grid_bytes);
+  }
+
+  /// The words of the brick at 64-byte unit `unit` (a slot's value).
+  SIMLOD_HD std::uint32_t* brick_words(std::uint32_t unit) const {
+    return reinterpret_cast<std::uint32_t*>(d_chunks + std::uint64_t{unit} * kBrickBytes);
+  }
+
+  /// The unit of brick k of the page in chunk `chunk`.
+  SIMLOD_HD std::uint32_t brick_unit(std::uint32_t chunk, std::uint32_t k) const {
+    const std::uint64_t at = chunk * chunk_bytes;
+    return static_cast<std::uint32_t>((at + page_brick_offset(at)) / kBrickBytes + k);
+  }
+
+  /// The chunk of page `page` of bricks while a batch claims bricks (the tree held `bricks`
+  /// before it, and chunk_top chunks).
+  SIMLOD_HD std::uint32_t page_chunk(std::uint32_t page, std::uint32_t bricks,
+                                     std::uint32_t brick_page, std::uint32_t chunk_top) const {
+    const auto before = static_cast<std::uint32_t>(brick_pages(bricks, occupancy));
+    return page < before ? brick_page : chunk_top + (page - before);
+  }
+
+  /// Dense grid `rank` of the bulk builder (2^(3 * grid_bits) bits in uint32 words, bit
+  /// cell % 32 of word cell / 32), below the arena's end while it voxelizes.
+  SIMLOD_HD std::uint32_t* dense_words(std::uint32_t rank) const {
+    return reinterpret_cast<std::uint32_t*>(d_grid_end -
+                                            (rank + std::uint64_t{1}) * dense_grid_bytes);
   }
 
   /// The chunk handed out as ordinal `o` of this batch: the pool's top first (LIFO, so the
@@ -150,6 +180,8 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.edge = geometry.edge;
   v.chunk_bytes = layout.chunk_bytes;
   v.grid_bytes = layout.grid_bytes;
+  v.dense_grid_bytes = layout.dense_grid_bytes;
+  v.occupancy = layout.occupancy;
   v.records_offset = layout.records_offset;
   v.record_bytes = layout.record_bytes;
   v.voxels = layout.voxels;

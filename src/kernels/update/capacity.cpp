@@ -95,9 +95,13 @@ InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const T
   const std::uint64_t cells = std::uint64_t{1} << (3 * params.grid_bits);
   const std::uint64_t voxels = std::min(last.voxels, after.grid_count * cells);
   const std::uint64_t voxel_nodes = std::min(voxels, after.grid_count);
+  // A voxel claims at most one brick; the batch's bricks open at most ceil(bricks / per page)
+  // pages, taken from the arena (never the pool).
+  const std::uint64_t bricks = std::min(voxels, after.grid_count * layout.occupancy.bricks);
   InsertGrant g;
   g.chunks = last.point_chunks + voxels / layout.voxels.capacity + voxel_nodes;
-  g.fresh_chunks = g.chunks > after.pool_size ? g.chunks - after.pool_size : 0;
+  g.brick_chunks = brick_pages(bricks, layout.occupancy);
+  g.fresh_chunks = (g.chunks > after.pool_size ? g.chunks - after.pool_size : 0) + g.brick_chunks;
   g.backlog = voxels;
   if (points + expand.spill + voxels >= kIdLimit) {
     refuse(points, fmt::format("it may write up to {} points and voxels in one pass, more than {}",
@@ -115,14 +119,14 @@ InsertGrant grant_insert(const PlanSums& last, const TreeCounters& tree, const T
   if (g.floor > expand.ceiling) {
     refuse(points,
            fmt::format("it may need up to {} bytes ({} new chunks of {} bytes beyond {} "
-                       "reusable pooled chunks, {} bytes of backlog for {} voxels and their "
-                       "sources) below its "
+                       "reusable pooled chunks, {} of them for occupancy bricks, {} bytes of "
+                       "backlog for {} voxels and their sources) below its "
                        "{} occupancy grids and the spill buffer of {} points, where {} bytes "
                        "are free (of {} reserved)",
                        g.floor - low, g.fresh_chunks, layout.chunk_bytes, after.pool_size,
-                       g.floor - g.backlog_at, g.backlog, after.grid_count - tree.grid_count,
-                       expand.spill, expand.ceiling > low ? expand.ceiling - low : 0,
-                       layout.total_bytes));
+                       g.brick_chunks, g.floor - g.backlog_at, g.backlog,
+                       after.grid_count - tree.grid_count, expand.spill,
+                       expand.ceiling > low ? expand.ceiling - low : 0, layout.total_bytes));
   }
   return g;
 }

@@ -9,8 +9,9 @@
 //    the granted grids, at the top of the free gap.
 // 2. After the last round (no leaf splits any more) the plan sums are reduced again: the chunks
 //    that receive points are exact, the voxels a batch can emit are bounded by one per point
-//    and inner ancestor (and by the cells of all inner nodes). Fresh chunks and the voxel
-//    backlog are placed at the bottom of the gap, below the spill buffer.
+//    and inner ancestor (and by the cells of all inner nodes), the occupancy bricks it claims
+//    by one per voxel. Fresh chunks (with the pages of bricks) and the voxel backlog are
+//    placed at the bottom of the gap, below the spill buffer.
 // When the speculative rounds run out of granted grids, nodes or split entries (Control::need),
 // or step 2 does not fit, the expansion is rolled back (kernels/update/batch_driver.hpp): the split
 // leaves get their chunk lists back and the tree counters their old values. A batch that does
@@ -79,8 +80,9 @@ struct ExpandGrant {
 
 /// Step 2: the chunks the batch may hand out and where the voxel backlog lies.
 struct InsertGrant {
-  std::uint64_t chunks = 0;        ///< chunks it may need (pool and arena)
-  std::uint64_t fresh_chunks = 0;  ///< of them from the arena (beyond the pool)
+  std::uint64_t chunks = 0;        ///< chunks of samples it may need (pool and arena)
+  std::uint64_t brick_chunks = 0;  ///< pages of occupancy bricks it may open (arena only)
+  std::uint64_t fresh_chunks = 0;  ///< chunks from the arena: samples' beyond the pool, pages
   std::uint64_t backlog = 0;       ///< voxel backlog entries
   std::uint64_t backlog_at = 0;
   std::uint64_t backlog_sources_at = 0;  ///< per voxel its source point (with channels)

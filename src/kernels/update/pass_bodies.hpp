@@ -86,15 +86,16 @@ SIMLOD_HD void split_decide(const BatchView& v, std::uint32_t i) {
   atomic_add(&c.point_chunks, 0ull - std::uint64_t{node.chunks});  // they go to the pool
 }
 
-/// Share `part` of `parts` (a block's thread) of executing a split: zero the grid, copy the
-/// old list's points to the spill buffer, push its chunks to the pool. All parts walk the
-/// list (the next id is a broadcast load); points are copied part-strided.
+/// Share `part` of `parts` (a block's thread) of executing a split: empty the grid's slot
+/// table, copy the old list's points to the spill buffer, push its chunks to the pool. All
+/// parts walk the list (the next id is a broadcast load); points are copied part-strided.
 SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint32_t part,
                              std::uint32_t parts) {
   if (e.node == kFailedSplit) return;
-  uint4* grid = reinterpret_cast<uint4*>(v.grid_words(e.grid));
+  uint4* table = reinterpret_cast<uint4*>(v.grid_table(e.grid));
   const std::uint64_t words = v.grid_bytes / sizeof(uint4);
-  for (std::uint64_t w = part; w < words; w += parts) grid[w] = make_uint4(0, 0, 0, 0);
+  const uint4 empty = make_uint4(kEmptySlot, kEmptySlot, kEmptySlot, kEmptySlot);
+  for (std::uint64_t w = part; w < words; w += parts) table[w] = empty;
   const std::uint32_t cap = v.params.chunk_capacity;
   std::uint32_t chunk = e.head;
   for (std::uint32_t k = 0; k < e.chunks; ++k) {
@@ -156,12 +157,85 @@ struct BacklogSink {
   }
 };
 
+/// Claims the brick of a slot that read empty: the thread whose compare-and-swap takes the
+/// slot claims the next brick number (its page is the last page, or a page of chunks the batch
+/// takes from chunk_top on, close_bricks()), zeroes the brick and publishes its unit. Returns
+/// that unit, the slot's unit if it had one, kClaimingSlot while another thread claims it,
+/// or kNil past the granted chunks (an internal error, flagged). Never waits.
+SIMLOD_HD std::uint32_t try_claim_brick(const BatchView& v, std::uint32_t* slot) {
+  const std::uint32_t s = atomic_cas(slot, kEmptySlot, kClaimingSlot);
+  if (s != kEmptySlot) return s;
+  const Control& c = *v.d_control;
+  const std::uint32_t n = c.bricks + atomic_add(&v.d_control->new_bricks, 1u);
+  const std::uint32_t per = v.occupancy.bricks_per_page;
+  const std::uint32_t chunk = v.page_chunk(n / per, c.bricks, c.brick_page, c.chunk_top);
+  if (chunk >= v.chunk_limit) {
+    v.flag(kOverflowChunks);
+    publish(slot, kEmptySlot);
+    return kNil;
+  }
+  const std::uint32_t unit = v.brick_unit(chunk, n % per);
+  uint4* brick = reinterpret_cast<uint4*>(v.brick_words(unit));
+  for (std::uint32_t k = 0; k < kBrickBytes / 16; ++k) brick[k] = make_uint4(0, 0, 0, 0);
+  publish(slot, unit);
+  return unit;
+}
+
+/// After the sample pass (one thread): the pages the batch's bricks opened become chunks
+/// chunk_top, chunk_top + 1, ... (before the allocate pass hands out chunks), and the bricks
+/// count.
+SIMLOD_HD void close_bricks(const BatchView& v) {
+  Control& c = *v.d_control;
+  const std::uint32_t before = c.bricks, after = c.bricks + c.new_bricks;
+  const auto pages_before = static_cast<std::uint32_t>(brick_pages(before, v.occupancy));
+  const auto pages_after = static_cast<std::uint32_t>(brick_pages(after, v.occupancy));
+  if (pages_after > pages_before) {
+    c.brick_page = c.chunk_top + (pages_after - pages_before - 1);
+    c.chunk_top += pages_after - pages_before;
+  }
+  c.bricks = after;
+}
+
 /// Sample one point: in every inner node on its walk, make sure its cell bit is set. A plain
 /// load first: near the root nearly every cell is taken, and a cached load is far cheaper than
 /// a contended atomicOr (a stale 0 only costs the atomic; bits never go back to 0). The
 /// thread that sets the bit (set_bit_once: one atomicOr per word and converged group) emits
 /// the voxel: the node's next voxel slot (the first
-/// lists the node), and a record for the backlog, through `sink` (put(view, record)).
+/// lists the node), and a record for the backlog, through `sink` (put(view, record)). The
+/// bit lies in the cell's brick (detail/occupancy_codec.hpp), claimed by its first cell.
+/// The unit of a brick whose slot read `unit` (possibly a stale kEmptySlot or kClaimingSlot:
+/// an SM's L1 keeps what it read before another SM claimed the brick, so it is read again
+/// from L2 first). On the device, the lanes of a warp that need the same slot elect one lane,
+/// which claims or waits for it; every lane's claim completes before any lane waits, so a
+/// warp never spins while it holds a claim that another warp waits for.
+SIMLOD_HD std::uint32_t brick_unit_of(const BatchView& v, std::uint32_t* slot, std::uint32_t unit) {
+  if (unit >= kClaimingSlot) unit = load_volatile(slot);
+#if defined(__CUDA_ARCH__)
+  const unsigned active = __activemask();
+  const unsigned need = __ballot_sync(active, unit >= kClaimingSlot);
+  if (unit < kClaimingSlot) return unit;
+  const unsigned peers = __match_any_sync(need, reinterpret_cast<unsigned long long>(slot));
+  const int leader = __ffs(peers) - 1;
+  const bool lead = static_cast<int>(threadIdx.x & 31u) == leader;
+  if (lead) unit = try_claim_brick(v, slot);
+  __syncwarp(need);
+  if (lead) {
+    while (unit == kClaimingSlot) unit = load_volatile(slot);
+  }
+  return __shfl_sync(peers, unit, leader);
+#else
+  if (unit >= kClaimingSlot) unit = try_claim_brick(v, slot);
+  return unit;  // sequential: no slot is left half claimed
+#endif
+}
+
+/// Sample one point: in every inner node on its walk, make sure its cell bit is set. A plain
+/// load first: near the root nearly every cell is taken, and a cached load is far cheaper than
+/// a contended atomicOr (a stale 0 only costs the atomic; bits never go back to 0). The
+/// thread that sets the bit (set_bit_once: one atomicOr per word and converged group) emits
+/// the voxel: the node's next voxel slot (the first lists the node), and a record for the
+/// backlog, through `sink` (put(view, record)). The bit lies in the cell's brick
+/// (detail/occupancy_codec.hpp), found through the node's slot table.
 template <class Sink>
 SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sink) {
   const Point p = v.point(i);
@@ -169,12 +243,18 @@ SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sin
   const std::uint32_t g = v.params.grid_bits;
   v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
     const std::uint32_t cell = cell_index(q, level, g);
-    std::uint32_t* word = v.grid_words(link.grid) + (cell >> 5);
-    const std::uint32_t bit = 1u << (cell & 31u);
+    std::uint32_t* slot = v.grid_table(link.grid) + brick_of(cell, v.occupancy);
+    const std::uint32_t unit = brick_unit_of(v, slot, *slot);
+    if (unit == kNil) return;
+    const std::uint32_t b = brick_bit(cell, v.occupancy);
+    std::uint32_t* word = v.brick_words(unit) + (b >> 5);
+    const std::uint32_t bit = 1u << (b & 31u);
+    // A cached load is safe: L1 keeps 32-byte sectors, a brick is two of its own, and no
+    // thread reads a brick before its slot is published (after the zeroing).
     if ((*word & bit) == 0 && set_bit_once(word, bit)) {
-      const std::uint32_t slot = node_slot(v.d_new, node);
-      if (slot == 0) v.list_node(append_slot(&v.d_control->touched), node);
-      sink.put(v, VoxelRecord{node, slot, cell, p.rgba}, i);
+      const std::uint32_t slot_at = node_slot(v.d_new, node);
+      if (slot_at == 0) v.list_node(append_slot(&v.d_control->touched), node);
+      sink.put(v, VoxelRecord{node, slot_at, cell, p.rgba}, i);
     }
   });
 }

@@ -1,7 +1,8 @@
 // Sample pass: a thread per point (batch + spill) walks from the root to its leaf and sets its
 // cell bit in every inner node on the way; the thread that sets a bit emits the voxel
 // (kernels/update/pass_bodies.hpp, sample_point). Records are staged per block in shared memory and
-// reach the backlog with one atomic per block (tuning.hpp, kSampleStage).
+// reach the backlog with one atomic per block (tuning.hpp, kSampleStage). Then one thread
+// takes the pages of the bricks claimed (close_bricks).
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tuning.hpp"
 #include "kernels/update/pass_bodies.hpp"
@@ -53,11 +54,15 @@ __global__ void __launch_bounds__(kPointBlock) sample_kernel(BatchView v) {
   }
 }
 
+__global__ void close_bricks_kernel(BatchView v) { close_bricks(v); }
+
 }  // namespace
 
 void launch_sample(const BatchView& v, cudaStream_t stream) {
   sample_kernel<<<blocks_for(v.points(), kPointBlock), kPointBlock, 0, stream>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("sample_kernel");
+  close_bricks_kernel<<<1, 1, 0, stream>>>(v);
+  SIMLOD_CUDA_CHECK_LAUNCH("close_bricks_kernel");
 }
 
 }  // namespace simlod::detail::cuda

@@ -22,9 +22,10 @@ double ms_since(Clock::time_point start) {
 /// Throws CapacityError when the tree needs more than the reserve.
 void require(const TreeStore& store, std::uint64_t points, std::uint64_t chunks, const char* when) {
   if (store.limit == 0) return;
+  // The grids: a slot table per inner node, and the chunks of their bricks once voxelized.
   const std::uint64_t need = store.nodes.size() * kNodeBytes +
-                             (store.nodes.size() - 1) / 8 * store.grids.grid_bytes() +
-                             chunks * store.chunks.chunk_bytes();
+                             (store.nodes.size() - 1) / 8 * store.grids.layout().table_bytes +
+                             (chunks + store.grids.pages()) * store.chunks.chunk_bytes();
   if (need <= store.limit) return;
   throw CapacityError(fmt::format(
       "the octree of {} points needs at least {} bytes ({} nodes, their occupancy grids and {} "

@@ -4,13 +4,15 @@
 // colours again (core/cpu/update/finalize.cpp).
 //
 // A node is sampled in two passes over its children's samples: the first sets the cells'
-// bits in its occupancy grid; then every cell's rank (set cells before it, linear order) is its
-// voxel's index, and the second pass folds every sample into the accumulator at that index
-// with the filter (Weighted: into the accumulators of the occupied cells around it). So a
-// node's voxels come out in cell order, as the CUDA builder's do.
+// bits in a dense grid of the worker (the store's grids are block-sparse: the bulk builder's
+// voxelizer also sets them there, fill_grids); then every cell's rank (set cells before it,
+// linear order) is its voxel's index, and the second pass folds every sample into the accumulator
+// at that index with the filter (Weighted: into the accumulators of the occupied cells around it).
+// So a node's voxels come out in cell order, as the CUDA builder's do.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -139,22 +141,30 @@ class Voxelizer {
  public:
   using Acc = typename Filter::Acc;
 
-  Voxelizer(const Filter& f, TreeStore& store, const Leaves& leaves, unsigned workers)
+  /// fill_grids: set the occupied cells in the store's grids too (their pages are fresh chunks:
+  /// the caller prepares the grids for the bricks, GridStore::prepare_bricks()).
+  Voxelizer(const Filter& f, TreeStore& store, const Leaves& leaves, unsigned workers,
+            bool fill_grids)
       : f_(f),
         store_(store),
         leaves_(leaves),
         g_(store.geometry.grid_bits),
-        words_(store.grids.grid_bytes() / 8),
+        words_((std::uint64_t{1} << (3 * g_)) / 64 + ((3 * g_) < 6 ? 1 : 0)),
+        fill_grids_(fill_grids),
         voxels_(store.nodes.size()),
-        ranks_(workers) {}
+        ranks_(workers),
+        dense_(workers) {}
 
   /// Samples inner node `id` (its children done) on worker `w`.
   void node(std::size_t id, unsigned w) {
     const CpuNode& n = store_.nodes[id];
-    std::uint64_t* words = store_.grids.words(n.grid);
+    std::vector<std::uint64_t>& grid = dense_[w];
+    grid.assign(words_, 0);
+    std::uint64_t* words = grid.data();
     for_each_sample(n, [&](std::uint32_t cell, auto&&) {
       words[cell >> 6] |= std::uint64_t{1} << (cell & 63);
     });
+    if (fill_grids_) fill(n.grid, words);
     // Ranks: set cells before each word.
     std::vector<std::uint32_t>& rank = ranks_[w];
     rank.resize(words_);
@@ -213,6 +223,17 @@ class Voxelizer {
   }
 
  private:
+  /// Sets the cells of dense grid `words` in the store's grid `grid`.
+  void fill(std::uint32_t grid, const std::uint64_t* words) {
+    for (std::uint64_t i = 0; i < words_; ++i) {
+      for (std::uint64_t bits = words[i]; bits != 0; bits &= bits - 1) {
+        const auto cell = static_cast<std::uint32_t>(i * 64 + std::countr_zero(bits));
+        std::atomic_ref<std::uint64_t>(*store_.grids.set_word(grid, cell, store_.chunks))
+            .fetch_or(store_.grids.mask(cell), std::memory_order_relaxed);
+      }
+    }
+  }
+
   /// Calls fn(position in n's grid, colour) for every sample of n's children: points, and
   /// the children's voxels at their cell centres with their colours.
   template <class Fn>
@@ -269,9 +290,11 @@ class Voxelizer {
   TreeStore& store_;
   Leaves leaves_;
   std::uint32_t g_;
-  std::uint64_t words_;
+  std::uint64_t words_;  ///< of a dense grid
+  bool fill_grids_;
   std::vector<NodeVoxels<Acc>> voxels_;
   std::vector<std::vector<std::uint32_t>> ranks_;  // per worker
+  std::vector<std::vector<std::uint64_t>> dense_;  // per worker: the node's dense grid
 };
 
 /// Runs a voxelizer over the inner nodes `levels[l]` of each level l, deepest level first (so

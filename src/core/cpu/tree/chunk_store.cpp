@@ -38,6 +38,16 @@ std::uint32_t ChunkStore::take() noexcept {
   return static_cast<std::uint32_t>(next_.size() - 1);
 }
 
+std::uint32_t ChunkStore::take_fresh() {
+  const std::uint64_t total = next_.size() + 1;
+  if (total >= kNone) throw std::bad_alloc();  // chunk ids are 32-bit
+  while (std::uint64_t{slabs_.size()} * per_slab_ < total) {
+    slabs_.emplace_back(new std::byte[std::size_t{per_slab_} * chunk_bytes()]);
+  }
+  next_.push_back(kNone);  // grows geometrically
+  return static_cast<std::uint32_t>(next_.size() - 1);
+}
+
 std::uint64_t ChunkStore::release_list(std::uint32_t head) noexcept {
   std::uint64_t n = 0;
   for (std::uint32_t c = head; c != kNone; c = next_[c], ++n) pool_.push_back(c);

@@ -78,6 +78,11 @@ class ChunkStore {
   /// A chunk from the pool, else a fresh one; its next link is kNone. Never throws after a
   /// prepare() that covered it.
   std::uint32_t take() noexcept;
+  /// A fresh chunk (never a pooled one), for a page of occupancy bricks (grid_store.hpp); may
+  /// allocate: throws std::bad_alloc. Moves no chunk's memory, but grows the table of links.
+  std::uint32_t take_fresh();
+  /// Gives back the `count` newest fresh chunks (taken by take_fresh(), none taken after them).
+  void drop_fresh(std::uint64_t count) noexcept { next_.resize(next_.size() - count); }
   /// Puts every chunk of the list starting at `head` into the pool; returns how many.
   /// Never throws after a prepare() that covered them.
   std::uint64_t release_list(std::uint32_t head) noexcept;

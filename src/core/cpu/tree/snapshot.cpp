@@ -38,7 +38,9 @@ OctreeStats stats(const TreeStore& t) {
   s.voxels = t.voxels;
   s.chunks_allocated = t.chunks.allocated();
   s.chunks_pooled = t.chunks.pooled();
-  s.chunks_used = s.chunks_allocated - s.chunks_pooled;
+  s.bricks = t.grids.bricks();
+  s.chunks_bricks = t.grids.pages();
+  s.chunks_used = s.chunks_allocated - s.chunks_pooled - s.chunks_bricks;
   s.points_per_chunk = t.chunks.capacity();
   s.voxels_per_chunk = t.chunks.voxel_layout().capacity;
   s.bytes_points = t.point_chunks * t.chunks.chunk_bytes();
@@ -50,7 +52,7 @@ OctreeStats stats(const TreeStore& t) {
         (t.point_chunks * t.chunks.capacity() + t.voxel_chunks * t.chunks.voxel_layout().capacity) *
         attribute_width(static_cast<Attribute>(a));
   }
-  s.bytes_grids = t.grids.count() * t.grids.grid_bytes();
+  s.bytes_grids = t.grids.table_bytes() + s.chunks_bricks * t.chunks.chunk_bytes();
   s.bytes_nodes = t.nodes.size() * kNodeBytes;
   s.bytes_filter = t.index.bytes();
   s.bytes_reserved = t.limit != 0 ? t.limit : t.charged();

@@ -14,7 +14,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
       limit(config_.memory_bytes),
       chunks(config_.chunk_capacity, channel_layout(config_.channels).record_bytes,
              geometry_.grid_bits),
-      grids(geometry_.grid_bits),
+      grids(geometry_.grid_bits, chunks.chunk_bytes()),
       index(config_) {
   nodes.emplace_back();  // the root: an empty leaf
   if (limit != 0 && charged() > limit) {
@@ -24,7 +24,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
 }
 
 std::uint64_t TreeStore::charged() const {
-  return chunks.allocated() * chunks.chunk_bytes() + grids.count() * grids.grid_bytes() +
+  return chunks.allocated() * chunks.chunk_bytes() + grids.table_bytes() +
          nodes.size() * kNodeBytes + index.bytes();
 }
 

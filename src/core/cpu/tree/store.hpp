@@ -80,8 +80,8 @@ struct TreeStore {
   /// config.memory_bytes cannot even hold the root.
   TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
 
-  /// Bytes charged to the reserve: allocated chunks (pooled included), grids, nodes and the
-  /// voxel index.
+  /// Bytes charged to the reserve: allocated chunks (pooled and brick pages included), slot
+  /// tables, nodes and the voxel index.
   [[nodiscard]] std::uint64_t charged() const;
   /// Chunks that `samples` points (leaf) or voxels (inner node) take.
   [[nodiscard]] std::uint64_t chunks_for(std::uint64_t samples, bool leaf) const;

@@ -40,7 +40,7 @@ struct Batch {
   std::vector<std::vector<std::uint32_t>> per_worker;  ///< per worker: nodes reached first
   std::vector<std::uint32_t> table;    ///< new chunks of the receivers, by NodeScratch::table
   std::vector<std::uint32_t> offsets;  ///< insert: per partition and receiver, first sample
-  std::uint64_t old_nodes = 0, old_grids = 0, charged_before = 0;
+  std::uint64_t old_nodes = 0, old_grids = 0, old_bricks = 0, charged_before = 0;
   std::uint64_t released = 0;  ///< chunks of split leaves, pooled on commit
   std::uint64_t fresh = 0;     ///< chunks the plan takes from new memory
   std::uint32_t depth = 0;     ///< deepest level created

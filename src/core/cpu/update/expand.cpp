@@ -65,7 +65,8 @@ void Updater::count_round(Batch& b, bool first, std::vector<std::uint32_t>& touc
 
 void Updater::split(Batch& b, std::uint32_t leaf) {
   const CpuNode before = nodes_[leaf];
-  require(b, 8 * kNodeBytes + grids_.grid_bytes(), "nodes and an occupancy grid for splits");
+  require(b, 8 * kNodeBytes + grids_.layout().table_bytes,
+          "nodes and an occupancy grid's slot table for splits");
   if (b.size() + before.count >= kNone) {  // per-batch counters are 32-bit
     throw CapacityError(
         fmt::format("a batch of {} points plus the points of the leaves it "

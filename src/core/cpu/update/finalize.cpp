@@ -26,7 +26,8 @@ bool finalize_colours(TreeStore& store, PoolView& pool, BuildStats& stats) {
       levels[nodes[id].level].push_back(id);
     }
     bulk::Voxelizer<bulk::Weighted, bulk::StoredLeaves> v(bulk::Weighted{}, store,
-                                                          bulk::StoredLeaves{store}, pool.size());
+                                                          bulk::StoredLeaves{store}, pool.size(),
+                                                          false);  // the grids hold the cells
     std::uint64_t peak = 0;
     const VoxelLayout& layout = store.chunks.voxel_layout();
     // A node's voxels are its occupied cells, as before: they are written again in cell order.

@@ -12,6 +12,10 @@ namespace simlod::detail::cpu {
 
 void Updater::sample(Batch& b) {
   const std::uint32_t g = geometry_.grid_bits;
+  // Every point claims at most a brick per inner node on its walk.
+  const std::uint64_t levels = std::max(depth_, b.depth);
+  grids_.prepare_bricks(std::min<std::uint64_t>(std::uint64_t{b.size()} * levels,
+                                                grids_.count() * grids_.layout().bricks));
   auto& receivers = b.per_worker;
   for (auto& list : receivers) list.clear();
   pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned w, std::size_t lo, std::size_t hi) {
@@ -25,13 +29,16 @@ void Updater::sample(Batch& b) {
       while (!nodes_[node].leaf()) {
         const CpuNode& n = nodes_[node];
         const std::uint32_t cell = cell_index(q, n.level, g);
-        const std::uint64_t bit = std::uint64_t{1} << (cell & 63);
-        std::atomic_ref<std::uint64_t> word(grids_.words(n.grid)[cell >> 6]);
+        const std::uint64_t bit = grids_.mask(cell);
         // Most cells are taken already: a plain load avoids contended read-modify-writes.
-        if ((word.load(std::memory_order_relaxed) & bit) == 0) {
-          // Record first, so that every bit set has a record for rollback() even if the
-          // push throws.
+        const std::uint64_t* seen = grids_.find_word(n.grid, cell);
+        if (seen == nullptr ||
+            (std::atomic_ref<const std::uint64_t>(*seen).load(std::memory_order_relaxed) & bit) ==
+                0) {
+          // Record first, so that every bit set (and brick claimed) has a record for
+          // rollback() even if the push or the claim throws.
           records.push_back({node, cell, b.point(i).rgba, static_cast<std::uint32_t>(i)});
+          std::atomic_ref<std::uint64_t> word(*grids_.set_word(n.grid, cell, chunks_));
           if ((word.fetch_or(bit, std::memory_order_relaxed) & bit) != 0) {
             records.pop_back();  // another point was first
           } else {

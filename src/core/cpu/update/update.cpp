@@ -60,6 +60,7 @@ void Updater::run(std::span<const Point> batch, std::span<const std::byte> recor
   b.reset(batch, records, chunks_.record_bytes(), pool_.size());
   b.old_nodes = nodes_.size();
   b.old_grids = grids_.count();
+  b.old_bricks = grids_.bricks();
   b.charged_before = charged();
   try {
     b.q.resize(batch.size());
@@ -92,15 +93,15 @@ void Updater::run(std::span<const Point> batch, std::span<const std::byte> recor
 }
 
 void Updater::rollback(Batch& b) noexcept {
-  // Clear the bits this batch set in grids that existed before it (newer grids go away).
+  // Clear the bits this batch set in grids that existed before it, and empty the slots of the
+  // bricks it claimed there (newer grids go away; so do the batch's bricks and their pages).
   for (const auto& list : b.voxels) {
     for (const VoxelRecord& v : list) {
       const std::uint32_t grid = nodes_[v.node].grid;
-      if (grid < b.old_grids) {
-        grids_.words(grid)[v.cell >> 6] &= ~(std::uint64_t{1} << (v.cell & 63));
-      }
+      if (grid < b.old_grids) grids_.unset(grid, v.cell, b.old_bricks);
     }
   }
+  grids_.drop_bricks(b.old_bricks, chunks_);
   for (auto it = b.splits.rbegin(); it != b.splits.rend(); ++it) nodes_[it->node] = it->before;
   nodes_.resize(b.old_nodes);
   scratch_.resize(b.old_nodes);
