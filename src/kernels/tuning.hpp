@@ -17,8 +17,8 @@ inline constexpr int kPointBlock = 256;
 /// pass reduces in shared memory (cub::BlockReduce), 256 threads = 8 warps of partial sums.
 inline constexpr int kListBlock = 256;
 
-/// Threads per block that execute one split (zero a 256 KiB grid, copy up to 50k points of the
-/// leaf's chunk list to the spill buffer): 256 threads write 4 KiB per step with 16-byte
+/// Threads per block that execute one split (empty a 16 KiB slot table, copy up to 50k points of
+/// the leaf's chunk list to the spill buffer): 256 threads write 4 KiB per step with 16-byte
 /// stores, and one block per split lets splits run side by side.
 inline constexpr int kSplitBlock = 256;
 

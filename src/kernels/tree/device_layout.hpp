@@ -60,7 +60,7 @@ struct alignas(8) NodeLink {
 };
 
 /// A leaf that splits in the current round: 32 bytes, alignment 16. Written by the split
-/// decision pass, read by the pass that copies its points out and zeroes its grid.
+/// decision pass, read by the pass that copies its points out and empties its grid's table.
 struct alignas(16) SplitEntry {
   std::uint32_t node;      ///< offset 0
   std::uint32_t grid;      ///< offset 4: the grid it receives

@@ -21,7 +21,7 @@ void launch_count(const BatchView& v, cudaStream_t stream);
 /// from zero (reset_batch); a second plan into `last` needs zero_last() first.
 void launch_plan(const BatchView& v, std::uint32_t list_bound, bool last, cudaStream_t stream);
 
-/// Expand, splitting: listed leaves over the limit get 8 children and a zeroed grid, their
+/// Expand, splitting: listed leaves over the limit get 8 children and an empty grid, their
 /// points go to the spill buffer and their chunks to the pool; their list entries become kNil.
 void launch_split(const BatchView& v, std::uint32_t list_bound, std::uint32_t split_bound,
                   cudaStream_t stream);

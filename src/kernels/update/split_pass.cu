@@ -1,7 +1,7 @@
 // Expand, splitting: two launches per round. The decision pass has a thread per listed leaf
 // (kernels/update/pass_bodies.hpp, split_decide); the execution pass a block per recorded split, so
-// that zeroing a 256 KiB grid and copying up to 50k points of a leaf run in parallel. Plus the
-// one-thread step between rounds that ends the expansion when a round split nothing.
+// that emptying a grid's 16 KiB slot table and copying up to 50k points of a leaf run in parallel.
+// Plus the one-thread step between rounds that ends the expansion when a round split nothing.
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/tuning.hpp"
 #include "kernels/update/pass_bodies.hpp"
