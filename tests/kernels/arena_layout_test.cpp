@@ -89,7 +89,7 @@ TEST(ArenaLayout, RegionsAreOrderedAlignedAndDisjoint) {
   EXPECT_EQ(a.max_splits, (a.max_nodes - 1) / 8);
   // The node table holds as many splits as dense 128^3 grids would fit.
   EXPECT_GE(std::uint64_t{a.max_splits} * a.dense_grid_bytes, a.dynamic_end - a.dynamic_begin);
-  EXPECT_EQ(a.grid_bytes, 16384u) << "slot tables of 4,096 bricks";
+  EXPECT_EQ(a.occupancy.table_bytes, 16384u) << "slot tables of 4,096 bricks";
   // Fixed tables with the scratch: batch buffers (24 MiB) plus well under 1% for the rest.
   EXPECT_LT(a.fixed_bytes() + a.scratch_bytes, (std::uint64_t{25} << 20) + reserve / 100);
   EXPECT_EQ(a.scratch_bytes, scratch_budget(a.max_nodes, a.max_splits, a.max_batch));

@@ -148,7 +148,8 @@ TEST(CapacityGrant, ExpansionGetsHeadroomAndPlacesTheSpill) {
   EXPECT_EQ(e.nodes, 8u * e.grids);
   EXPECT_EQ(e.spill, 490'000u);
   const std::uint64_t low = g.layout.dynamic_begin + 5000 * g.layout.chunk_bytes;
-  const std::uint64_t grids_low = g.layout.dynamic_end - (100 + e.grids) * g.layout.grid_bytes;
+  const std::uint64_t grids_low =
+      g.layout.dynamic_end - (100 + e.grids) * g.layout.occupancy.table_bytes;
   EXPECT_GE(e.spill_at, low);
   EXPECT_GE(e.spill_slots_at, e.spill_at + e.spill * sizeof(Point));
   EXPECT_LE(e.spill_slots_at + e.spill * 8, grids_low);

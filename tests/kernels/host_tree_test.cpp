@@ -119,8 +119,8 @@ TEST(HostTree, InconsistentCopiesAreReported) {
 TEST(HostTree, StatsFromTheCounters) {
   ArenaLayout layout = simlod::detail::cuda::layout();
   layout.total_bytes = 1 << 20;
-  layout.grid_bytes = 512;
   layout.occupancy = detail::occupancy_layout(7, 16000);  // 249 bricks a page
+  layout.occupancy.table_bytes = 512;
   layout.dynamic_begin = 4096;
   layout.dynamic_end = 1 << 20;
   Control c{};

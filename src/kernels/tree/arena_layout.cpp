@@ -53,7 +53,6 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   // Pages of bricks in the bytes a CPU chunk has, as many bricks as the CPU store's pages hold.
   a.occupancy = occupancy_layout(
       geometry.grid_bits, std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes));
-  a.grid_bytes = a.occupancy.table_bytes;
   a.dense_grid_bytes = grid_bytes_for(geometry.grid_bits);
   a.max_batch = config.max_batch_points;
 

@@ -10,7 +10,7 @@
 //                        whose size only the batch tells (the incremental builder's spill
 //                        buffer and voxel backlog, placed after its capacity check)
 //   <- dynamic_end       occupancy grids' slot tables, growing down (grid g ends at
-//                        dynamic_end - g*grid_bytes); their bricks lie in chunks
+//                        dynamic_end - g*occupancy.table_bytes); their bricks lie in chunks
 //
 // The rest of the reserve, `scratch_bytes`, is not the store's: it is set aside for a builder's
 // fixed scratch (per node, per split entry and per batch point: kernels/update/scratch_layout.hpp
@@ -44,10 +44,9 @@ struct ArenaLayout {
   /// An inner node's chunk: compact voxels in the chunk_capacity * (16 + record_bytes) bytes
   /// before the trailer, as in the CPU store (detail/voxel_codec.hpp)
   VoxelLayout voxels;
-  /// Occupancy (detail/occupancy_codec.hpp): an inner node's slot table takes grid_bytes
-  /// (occupancy.table_bytes) at the top of the arena; its bricks lie in chunks.
+  /// Occupancy (detail/occupancy_codec.hpp): an inner node's slot table takes
+  /// occupancy.table_bytes at the top of the arena; its bricks lie in chunks.
   OccupancyLayout occupancy;
-  std::uint64_t grid_bytes = 0;
   std::uint64_t dense_grid_bytes = 0;  ///< 2^(3*grid_bits) / 8, rounded up to 16 (bulk builder)
   // Byte offsets from the start of the arena.
   std::uint64_t nodes = 0, links = 0, pool = 0;

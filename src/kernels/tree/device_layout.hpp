@@ -29,7 +29,7 @@
 // grids of up to 256 cells a side), as many as the CPU store's chunks hold.
 //
 // Occupancy grid, block-sparse (detail/occupancy_codec.hpp): grid g is a slot table of
-// grid_bytes at d_grid_end - (g + 1) * grid_bytes (tables grow down from the end of the arena,
+// table_bytes at d_grid_end - (g + 1) * table_bytes (tables grow down from the end of the arena,
 // chunks up from its middle); a slot holds kEmptySlot or the 64-byte unit of its brick from
 // d_chunks. Bricks lie in pages, which are chunks: brick n in page n / bricks_per_page, whose
 // chunk is Control::brick_page for the last page before the batch and chunk_top + k for the

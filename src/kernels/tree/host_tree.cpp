@@ -40,7 +40,8 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
         (c.point_chunks * layout.chunk_capacity + c.voxel_chunks * layout.voxels.capacity) *
         attribute_width(static_cast<Attribute>(a));
   }
-  s.bytes_grids = std::uint64_t{c.grid_count} * layout.grid_bytes + s.chunks_bricks * payload;
+  s.bytes_grids =
+      std::uint64_t{c.grid_count} * layout.occupancy.table_bytes + s.chunks_bricks * payload;
   s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
   s.bytes_reserved = layout.total_bytes + layout.scratch_bytes;
   // Free = the gap between chunks and grids plus pooled chunks; the fixed tables (node table

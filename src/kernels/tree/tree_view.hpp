@@ -49,7 +49,6 @@ struct TreeView {
   float quant_scale;
   float edge;
   std::uint64_t chunk_bytes;
-  std::uint64_t grid_bytes;        ///< of a grid's slot table
   std::uint64_t dense_grid_bytes;  ///< of a dense grid (the bulk builder's, dense_words())
   OccupancyLayout occupancy;
   std::uint64_t records_offset;  ///< of a leaf chunk's channel records from its start
@@ -101,7 +100,8 @@ struct TreeView {
 
   /// The slot table of grid `grid` (detail/occupancy_codec.hpp).
   SIMLOD_HD std::uint32_t* grid_table(std::uint32_t grid) const {
-    return reinterpret_cast<std::uint32_t*>(d_grid_end - (grid + std::uint64_t{1}) * grid_bytes);
+    return reinterpret_cast<std::uint32_t*>(d_grid_end -
+                                            (grid + std::uint64_t{1}) * occupancy.table_bytes);
   }
 
   /// The words of the brick at 64-byte unit `unit` (a slot's value).
@@ -179,7 +179,6 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.quant_scale = geometry.quant_scale;
   v.edge = geometry.edge;
   v.chunk_bytes = layout.chunk_bytes;
-  v.grid_bytes = layout.grid_bytes;
   v.dense_grid_bytes = layout.dense_grid_bytes;
   v.occupancy = layout.occupancy;
   v.records_offset = layout.records_offset;

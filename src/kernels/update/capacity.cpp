@@ -25,7 +25,7 @@ std::uint64_t low_end(const ArenaLayout& layout, const TreeCounters& tree) {
 }
 
 std::uint64_t grid_floor(const ArenaLayout& layout, std::uint64_t grids) {
-  const std::uint64_t bytes = grids * layout.grid_bytes;
+  const std::uint64_t bytes = grids * layout.occupancy.table_bytes;
   return bytes < layout.dynamic_end ? layout.dynamic_end - bytes : 0;
 }
 
@@ -63,19 +63,20 @@ ExpandGrant grant_expansion(const PlanSums& round1, const TreeCounters& tree,
   const std::uint64_t spill_bytes =
       round1.spill * (sizeof(Point) + 8 + layout.record_bytes) + 3 * kArenaAlign;
   const std::uint64_t fit =
-      top > low + spill_bytes ? (top - low - spill_bytes) / layout.grid_bytes : 0;
+      top > low + spill_bytes ? (top - low - spill_bytes) / layout.occupancy.table_bytes : 0;
   const std::uint64_t grids_left =
       layout.max_splits > tree.grid_count ? layout.max_splits - tree.grid_count : 0;
   const std::uint64_t nodes_left =
       layout.max_nodes > tree.node_count ? (layout.max_nodes - tree.node_count) / 8 : 0;
   const std::uint64_t grids = std::min({round1.splits + headroom, grids_left, nodes_left, fit});
   if (grids < round1.splits || top < low + spill_bytes) {
-    refuse(points,
-           fmt::format("its first expand round splits {} leaves (grids of {} bytes; {} more fit "
-                       "into the node table, {} into the {} free bytes beside a spill buffer of "
-                       "{} bytes for their {} points)",
-                       round1.splits, layout.grid_bytes, std::min(grids_left, nodes_left), fit,
-                       arena_gap(layout, tree), spill_bytes, round1.spill));
+    refuse(
+        points,
+        fmt::format("its first expand round splits {} leaves (grids of {} bytes; {} more fit "
+                    "into the node table, {} into the {} free bytes beside a spill buffer of "
+                    "{} bytes for their {} points)",
+                    round1.splits, layout.occupancy.table_bytes, std::min(grids_left, nodes_left),
+                    fit, arena_gap(layout, tree), spill_bytes, round1.spill));
   }
   ExpandGrant g;
   g.grids = grids;

@@ -93,7 +93,7 @@ SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint3
                              std::uint32_t parts) {
   if (e.node == kFailedSplit) return;
   uint4* table = reinterpret_cast<uint4*>(v.grid_table(e.grid));
-  const std::uint64_t words = v.grid_bytes / sizeof(uint4);
+  const std::uint64_t words = v.occupancy.table_bytes / sizeof(uint4);
   const uint4 empty = make_uint4(kEmptySlot, kEmptySlot, kEmptySlot, kEmptySlot);
   for (std::uint64_t w = part; w < words; w += parts) table[w] = empty;
   const std::uint32_t cap = v.params.chunk_capacity;
@@ -196,13 +196,6 @@ SIMLOD_HD void close_bricks(const BatchView& v) {
   c.bricks = after;
 }
 
-/// Sample one point: in every inner node on its walk, make sure its cell bit is set. A plain
-/// load first: near the root nearly every cell is taken, and a cached load is far cheaper than
-/// a contended atomicOr (a stale 0 only costs the atomic; bits never go back to 0). The
-/// thread that sets the bit (set_bit_once: one atomicOr per word and converged group) emits
-/// the voxel: the node's next voxel slot (the first
-/// lists the node), and a record for the backlog, through `sink` (put(view, record)). The
-/// bit lies in the cell's brick (detail/occupancy_codec.hpp), claimed by its first cell.
 /// The unit of a brick whose slot read `unit` (possibly a stale kEmptySlot or kClaimingSlot:
 /// an SM's L1 keeps what it read before another SM claimed the brick, so it is read again
 /// from L2 first). On the device, the lanes of a warp that need the same slot elect one lane,

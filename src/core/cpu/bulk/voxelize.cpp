@@ -16,11 +16,11 @@ std::vector<std::vector<CellSample>> run(const Filter& f, TreeStore& store, Pool
   for (CpuNode& n : nodes) {
     if (!n.leaf()) n.grid = store.grids.acquire();
   }
-  // Every occupied brick lies under a point of the node: at most a brick per point and level.
-  std::uint64_t inner = 0;
-  for (const CpuNode& n : nodes) inner += n.leaf() ? 0 : 1;
-  store.grids.prepare_bricks(std::min<std::uint64_t>(
-      points.size() * (sorted.level_begin.size() - 1), inner * store.grids.layout().bricks));
+  // Every occupied brick lies under a point of the node: at most a brick per point and level
+  // (and at most every brick of every grid).
+  store.grids.prepare_bricks(
+      std::min<std::uint64_t>(points.size() * (sorted.level_begin.size() - 1),
+                              store.grids.count() * store.grids.layout().bricks));
   Voxelizer<Filter, SortedLeaves> v(f, store, SortedLeaves{points, sorted}, pool.size(), true);
   std::vector<std::vector<CellSample>> out(nodes.size());
   // Breadth-first ids: level l is the id range [level_begin[l], level_begin[l + 1]).

@@ -71,21 +71,18 @@ std::uint64_t* GridStore::set_word(std::uint32_t grid, std::uint32_t cell, Chunk
 }
 
 bool GridStore::test(std::uint32_t grid, std::uint32_t cell) const {
-  const std::uint32_t s = tables_[grid][brick_of(cell, layout_)];
-  if (s == kEmptySlot || s == kClaimingSlot) return false;
-  const std::uint32_t bit = brick_bit(cell, layout_);
-  return ((brick_words(s)[bit / 64] >> (bit % 64)) & 1u) != 0;
+  const std::uint64_t* word = find_word(grid, cell);
+  return word != nullptr && (*word & mask(cell)) != 0;
 }
 
 void GridStore::unset(std::uint32_t grid, std::uint32_t cell, std::uint64_t keep) {
   std::uint32_t& s = tables_[grid][brick_of(cell, layout_)];
   if (s == kEmptySlot) return;
-  if (s == kClaimingSlot || s >= keep) {
+  if (s >= keep) {  // claimed by the batch (no slot is left kClaimingSlot: claim() undoes it)
     s = kEmptySlot;
     return;
   }
-  const std::uint32_t bit = brick_bit(cell, layout_);
-  brick_words(s)[bit / 64] &= ~(std::uint64_t{1} << (bit % 64));
+  brick_words(s)[brick_bit(cell, layout_) / 64] &= ~mask(cell);
 }
 
 void GridStore::drop_bricks(std::uint64_t keep, ChunkStore& chunks) {
