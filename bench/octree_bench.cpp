@@ -15,6 +15,8 @@
 // Octree::finalize() after the last batch (finalize_ms; on CUDA the bulk builder builds the
 // tree again, timed on the host clock).
 //
+// *_quantized runs store leaf points as PointEncoding::Quantized16 (10 bytes a point).
+//
 // *_channels_* runs keep attribute channels (OctreeConfig::channels): ic = intensity and
 // classification (a 4-byte record per sample), all = every attribute (32 bytes); the
 // attributes are made up per point and inserted with insert_now(points, attributes) (CUDA; the
@@ -175,7 +177,8 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
 /// colours do not decompose per batch), reported apart as finalize_ms.
 void cpu_update(benchmark::State& state, Order order,
                 simlod::Sampling sampling = simlod::Sampling::FirstCome,
-                simlod::AttributeMask channels = 0) {
+                simlod::AttributeMask channels = 0,
+                simlod::PointEncoding encoding = simlod::PointEncoding::Float32) {
   using Clock = std::chrono::steady_clock;
   const std::uint64_t n = env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
   const Scene& s = scene(n, order);
@@ -183,6 +186,7 @@ void cpu_update(benchmark::State& state, Order order,
   config.backend = simlod::Backend::Cpu;
   config.sampling = sampling;
   config.channels = channels;
+  config.point_encoding = encoding;
   const std::vector<simlod::PointAttributes> attributes = batch_attributes(n, channels);
   const std::span<const Point> all(s.points);
   for (auto _ : state) {
@@ -248,6 +252,8 @@ SIMLOD_OCTREE_BENCH(cpu_update, scan_random_channels_ic, Order::Scan, simlod::Sa
                     kIc);
 SIMLOD_OCTREE_BENCH(cpu_update, scan_average_channels_ic, Order::Scan, simlod::Sampling::Average,
                     kIc);
+SIMLOD_OCTREE_BENCH(cpu_update, scan_quantized, Order::Scan, simlod::Sampling::FirstCome, 0,
+                    simlod::PointEncoding::Quantized16);
 
 }  // namespace
 

@@ -47,6 +47,24 @@ enum class Sampling {
   Weighted,
 };
 
+/// How a leaf stores its points (include/simlod/detail/point_codec.hpp).
+enum class PointEncoding {
+  /// The input points as they are: 16 bytes, exact.
+  Float32,
+  /// 16 bits per axis within the leaf plus the colour: 10 bytes, so a chunk holds 1.6 times as
+  /// many points. A point is rounded when it first goes into a leaf, at level L say, to the
+  /// nearest of 2^16 steps across the leaf per axis: it reads back (render, snapshot(),
+  /// read_node()) within half a step, edge / 2^(L + 17) (a whole step on the leaf's upper
+  /// faces), e.g. 0.24 mm in a leaf at level 6 of a 2 km cube, and keeps that position when
+  /// its leaf splits later. Deeper than level 15 a step is the tree's integer unit, edge / 2^31.
+  /// Voxels and channel records are unchanged. The position a point keeps depends on the leaf
+  /// it first went into, so build() (which puts points straight into their final leaves) keeps
+  /// them finer than a batch-by-batch build of the same points: the same nodes and points per
+  /// leaf, not bit for bit the same positions or voxel cells. Both backends give the same tree
+  /// for the same batches.
+  Quantized16,
+};
+
 struct OctreeConfig {
   Backend backend = Backend::Auto;
   std::uint32_t max_points_per_leaf = 50'000;  ///< SimLOD: 50k
@@ -55,6 +73,9 @@ struct OctreeConfig {
   /// 2.7 times as many compact voxels in the same bytes (OctreeStats::voxels_per_chunk), and a
   /// chunk of occupancy bricks (OctreeStats::chunks_bricks) 1000 / 4 of them.
   std::uint32_t chunk_capacity = 1000;
+  /// How leaves store their points: exact floats (default) or 16 bits per axis within the leaf
+  /// (about 10 instead of 16 bytes a point; see PointEncoding for the precision).
+  PointEncoding point_encoding = PointEncoding::Float32;
   /// CUDA: share of free device memory the octree may grow into. create() reserves that much
   /// address space and backs it with memory only as the tree grows (by half of what it holds,
   /// at least 256 MiB at a time), so the rest stays free for the application until the octree
@@ -145,7 +166,8 @@ struct OctreeStats {
   /// Occupancy, block-sparse: the 8^3-cell bricks (64-byte masks) with a set cell, and the
   /// chunks that hold them (detail/occupancy_codec.hpp). Both backends.
   std::uint64_t bricks = 0, chunks_bricks = 0;
-  /// Samples a chunk holds: points (a leaf's, OctreeConfig::chunk_capacity) and voxels (an
+  /// Samples a chunk holds: points (a leaf's: OctreeConfig::chunk_capacity, about 1.6 times as
+  /// many with PointEncoding::Quantized16) and voxels (an
   /// inner node's). Every chunk has the same size; voxels are stored as their cell and RGB
   /// colour (6 bytes at grids of up to 256 cells a side, detail/voxel_codec.hpp), so a chunk
   /// holds about 2.7 times as many voxels as points (fewer with channels). Both backends.

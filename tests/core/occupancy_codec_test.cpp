@@ -68,7 +68,7 @@ TEST(OccupancyCodec, TablesAndPages) {
 }
 
 struct Store {
-  detail::cpu::ChunkStore chunks{8, 0, 7};  // 128-byte chunks: one brick per page
+  detail::cpu::ChunkStore chunks{8, 0, 7, false};  // 128-byte chunks: one brick per page
   detail::cpu::GridStore grids{7, chunks.chunk_bytes()};
 };
 
@@ -118,7 +118,7 @@ TEST(OccupancyGridStore, RollbackForgetsTheBatchsBricksAndBits) {
 }
 
 TEST(OccupancyGridStore, ThreadsSettingCellsClaimEachBrickOnce) {
-  detail::cpu::ChunkStore chunks{1000, 0, 7};
+  detail::cpu::ChunkStore chunks{1000, 0, 7, false};
   detail::cpu::GridStore grids{7, chunks.chunk_bytes()};
   const std::uint32_t grid = grids.acquire();
   constexpr std::uint32_t kCells = 40000;

@@ -52,6 +52,20 @@ std::uint32_t give_chunks(TreeStore& store, std::uint32_t id, std::uint64_t samp
   return first;
 }
 
+/// PointEncoding::Quantized16: every point rounded to its leaf's step (detail/point_codec.hpp)
+/// before the voxels are sampled from it.
+void round_to_leaves(const TreeStore& store, PoolView& pool, bulk::SortedPoints& sorted) {
+  pool.parallel_for(store.nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+    for (std::size_t id = lo; id < hi; ++id) {
+      if (!store.nodes[id].leaf()) continue;
+      const std::uint32_t level = store.nodes[id].level;
+      for (std::uint64_t i = sorted.begin[id]; i < sorted.end[id]; ++i) {
+        sorted.q[i] = round_to_leaf(sorted.q[i], level);
+      }
+    }
+  });
+}
+
 void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
            std::span<const std::byte> records, const bulk::SortedPoints& sorted,
            const std::vector<std::vector<bulk::CellSample>>& voxels) {
@@ -67,6 +81,7 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
     (nodes[id].leaf() ? store.points : store.voxels) += samples;
   }
   const std::uint32_t cap = store.chunks.capacity();
+  const PointLayout& point_layout = store.chunks.point_layout();
   const VoxelLayout& layout = store.chunks.voxel_layout();
   const std::uint64_t bytes = store.chunks.record_bytes();
   // A node's chunks are consecutive ids (fresh chunks of an empty store), so sample j lies in
@@ -78,7 +93,8 @@ void write(TreeStore& store, PoolView& pool, std::span<const Point> points,
       if (n.leaf()) {
         for (std::uint64_t j = 0, i = sorted.begin[id]; i < sorted.end[id]; ++i, ++j) {
           const auto chunk = first_chunk[id] + static_cast<std::uint32_t>(j / cap);
-          store.chunks.data(chunk)[j % cap] = points[sorted.order[i]];
+          store_point(store.chunks.bytes(chunk), point_layout, static_cast<std::uint32_t>(j % cap),
+                      points[sorted.order[i]], sorted.q[i], n.level);
           if (bytes != 0) {
             std::memcpy(store.chunks.records(chunk) + j % cap * bytes,
                         records.data() + sorted.order[i] * bytes, bytes);
@@ -107,7 +123,8 @@ void build_bulk(TreeStore& store, PoolView& pool, std::span<const Point> points,
                 std::span<const std::byte> records, BuildStats& stats) {
   try {
     const auto split_start = Clock::now();
-    const bulk::SortedPoints sorted = bulk::split(store, pool, points);
+    bulk::SortedPoints sorted = bulk::split(store, pool, points);
+    if (store.chunks.point_layout().quantized) round_to_leaves(store, pool, sorted);
     std::uint64_t point_chunks = 0;
     for (std::uint32_t id = 0; id < store.nodes.size(); ++id) {
       if (store.nodes[id].leaf())

@@ -123,14 +123,13 @@ struct SortedLeaves {
   }
 };
 
-/// Leaf points of a store: its chunk lists, quantised again (no input index: 0).
+/// Leaf points of a store: its chunk lists (no input index: 0).
 struct StoredLeaves {
   const TreeStore& store;
   template <class Fn>
   void each(std::uint32_t id, Fn&& fn) const {
-    const float scale = store.geometry.quant_scale;
-    store.read().for_each_span(id, [&](const Point* p, std::size_t count) {
-      for (std::size_t j = 0; j < count; ++j) fn(quantize(p[j], scale), p[j].rgba, 0u);
+    store.read().for_each_point(id, [&](const Point& p, const QuantPoint& q, const std::byte*) {
+      fn(q, p.rgba, 0u);
     });
   }
 };

@@ -7,9 +7,11 @@
 
 namespace simlod::detail::cpu {
 
-ChunkStore::ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes, std::uint32_t grid_bits)
-    : capacity_(capacity),
+ChunkStore::ChunkStore(std::uint32_t chunk_capacity, std::uint32_t record_bytes,
+                       std::uint32_t grid_bits, bool quantized_points)
+    : capacity_(chunk_capacity),
       record_bytes_(record_bytes),
+      points_(detail::point_layout(chunk_capacity, record_bytes, quantized_points)),
       voxels_(detail::voxel_layout(chunk_bytes(), record_bytes, grid_bits)),
       per_slab_(
           static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kChunkSlabBytes / chunk_bytes()))) {

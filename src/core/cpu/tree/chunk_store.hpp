@@ -1,8 +1,9 @@
 // Chunk storage of the CPU octree backend.
 //
-// A chunk is chunk_bytes() = capacity * (16 + record_bytes) bytes. A leaf's chunk holds
-// `capacity` Points (16 bytes each, alignment 4), then, with attribute channels, `capacity`
-// channel records (record_bytes each, detail/channels.hpp; record k beside point k). An inner
+// A chunk is chunk_bytes() = chunk_capacity * (16 + record_bytes) bytes. A leaf's chunk holds
+// its points as point_layout() says (detail/point_codec.hpp: chunk_capacity Points of 16 bytes,
+// or about 1.6 times as many quantised ones), then, with attribute channels, their channel
+// records (record_bytes each, detail/channels.hpp; record k beside point k). An inner
 // node's chunk holds voxel_layout().capacity compact voxels (6 bytes each at grids of up to 256
 // cells a side) and their records (detail/voxel_codec.hpp). Beside each chunk a next link. Chunks
 // live in slabs of about kChunkSlabBytes that never move, so growing the store never copies
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/cpu/tree/node.hpp"
+#include "simlod/detail/point_codec.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 #include "simlod/point.hpp"
 
@@ -24,15 +26,19 @@ namespace simlod::detail::cpu {
 
 class ChunkStore {
  public:
-  ChunkStore(std::uint32_t capacity, std::uint32_t record_bytes, std::uint32_t grid_bits);
+  /// `chunk_capacity`: OctreeConfig::chunk_capacity, which sets the chunks' bytes.
+  ChunkStore(std::uint32_t chunk_capacity, std::uint32_t record_bytes, std::uint32_t grid_bits,
+             bool quantized_points);
 
   /// Points per chunk.
-  [[nodiscard]] std::uint32_t capacity() const { return capacity_; }
+  [[nodiscard]] std::uint32_t capacity() const { return points_.capacity; }
+  /// How a chunk of points is laid out.
+  [[nodiscard]] const PointLayout& point_layout() const { return points_; }
   /// How a chunk of voxels is laid out (its capacity: voxels per chunk).
   [[nodiscard]] const VoxelLayout& voxel_layout() const { return voxels_; }
   /// Samples per chunk of a leaf (points) or an inner node (voxels).
   [[nodiscard]] std::uint32_t capacity_of(bool leaf) const {
-    return leaf ? capacity_ : voxels_.capacity;
+    return leaf ? points_.capacity : voxels_.capacity;
   }
   /// Bytes of a sample's channel record (0: no channels).
   [[nodiscard]] std::uint32_t record_bytes() const { return record_bytes_; }
@@ -50,14 +56,9 @@ class ChunkStore {
   [[nodiscard]] const std::byte* bytes(std::uint32_t chunk) const {
     return const_cast<ChunkStore*>(this)->bytes(chunk);
   }
-  /// The points of a leaf's chunk.
-  [[nodiscard]] Point* data(std::uint32_t chunk) { return reinterpret_cast<Point*>(bytes(chunk)); }
-  [[nodiscard]] const Point* data(std::uint32_t chunk) const {
-    return const_cast<ChunkStore*>(this)->data(chunk);
-  }
   /// The channel records of a leaf's chunk (meaningful only with record_bytes() > 0).
   [[nodiscard]] std::byte* records(std::uint32_t chunk) {
-    return bytes(chunk) + std::size_t{capacity_} * sizeof(Point);
+    return bytes(chunk) + points_.records_offset;
   }
   [[nodiscard]] const std::byte* records(std::uint32_t chunk) const {
     return const_cast<ChunkStore*>(this)->records(chunk);
@@ -90,8 +91,9 @@ class ChunkStore {
   [[nodiscard]] std::uint64_t list_length(std::uint32_t head) const;
 
  private:
-  std::uint32_t capacity_;
+  std::uint32_t capacity_;  ///< chunk_capacity
   std::uint32_t record_bytes_;
+  PointLayout points_;
   VoxelLayout voxels_;
   std::uint32_t per_slab_;  ///< chunks per slab
   /// Uninitialised bytes (new[] of std::byte starts the lifetime of the Points written there;

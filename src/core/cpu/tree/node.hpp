@@ -10,8 +10,9 @@
 //   offset 28  uint32 tail         last chunk (appends go there); kNone while count == 0
 //   offset 32  uint64 count        samples stored: points (leaf) or voxels (inner node); a leaf
 //                                  at max_depth grows without bound, hence 64 bits
-// A node's list holds exactly ceil(count / capacity) chunks, capacity = chunk_capacity points
-// (leaf) or ChunkStore::voxel_layout().capacity voxels (inner node); all but the tail are full.
+// A node's list holds exactly ceil(count / capacity) chunks, capacity = ChunkStore::capacity()
+// points (leaf) or ChunkStore::voxel_layout().capacity voxels (inner node); all but the tail are
+// full.
 // A split appends 8 nodes, so inner nodes = (nodes - 1) / 8.
 //
 // NodeScratch: 16 bytes, alignment 4, in a parallel vector; per-batch state, zero between batches.
@@ -23,6 +24,8 @@
 
 #include <cstdint>
 #include <limits>
+
+#include "simlod/detail/point_codec.hpp"
 
 namespace simlod::detail::cpu {
 
@@ -38,6 +41,8 @@ struct CpuNode {
   std::uint64_t count = 0;
 
   [[nodiscard]] bool leaf() const { return first_child == kNone; }
+  /// Its level and position, as the point codec takes them (detail/point_codec.hpp).
+  [[nodiscard]] LeafPlace place() const { return {level, x, y, z}; }
 
   /// The record of its child in `octant` (detail::child_octant): a leaf without samples.
   [[nodiscard]] CpuNode child(std::uint32_t octant) const {

@@ -112,7 +112,9 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
     const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
     const std::byte* records = nullptr;
     if (node.leaf()) {
-      std::copy_n(t.chunks.data(c) + at, k, out.data() + done);
+      for (std::uint64_t j = 0; j < k; ++j) {
+        out[done + j] = view.point_at(node, t.chunks.bytes(c), static_cast<std::uint32_t>(at + j)).point;
+      }
       records = t.chunks.records(c);
     } else {
       for (std::uint64_t j = 0; j < k; ++j) {

@@ -13,7 +13,7 @@ TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry
       geometry(geometry_),
       limit(config_.memory_bytes),
       chunks(config_.chunk_capacity, channel_layout(config_.channels).record_bytes,
-             geometry_.grid_bits),
+             geometry_.grid_bits, config_.point_encoding == PointEncoding::Quantized16),
       grids(geometry_.grid_bits, chunks.chunk_bytes()),
       index(config_) {
   nodes.emplace_back();  // the root: an empty leaf

@@ -19,6 +19,7 @@
 #include "core/cpu/tree/voxel_index.hpp"
 #include "core/octree_store.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/point_codec.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 
 namespace simlod::detail::cpu {
@@ -34,34 +35,65 @@ struct ReadView {
 
   /// Calls fn(const Point*, const std::byte* records, std::size_t) for each run of node i's
   /// samples, in list order; records: their channel records (nullptr without channels). An
-  /// inner node's voxels arrive decoded (runs of at most kVoxelRun, in a buffer of the call).
+  /// inner node's voxels and quantised points arrive decoded (runs of at most kVoxelRun, in a
+  /// buffer of the call).
   template <class Fn>
   void for_each_run(std::size_t i, Fn fn) const {
     const CpuNode& n = nodes[i];
     std::uint64_t left = n.count;
     const std::uint32_t bytes = chunks->record_bytes();
-    if (n.leaf()) {
+    const bool leaf = n.leaf();
+    if (leaf && !chunks->point_layout().quantized) {
       for (std::uint32_t c = n.head; left > 0; c = chunks->next(c)) {
         const std::uint64_t k = left < chunks->capacity() ? left : chunks->capacity();
-        fn(chunks->data(c), bytes != 0 ? chunks->records(c) : nullptr, static_cast<std::size_t>(k));
+        fn(reinterpret_cast<const Point*>(chunks->bytes(c)),
+           bytes != 0 ? chunks->records(c) : nullptr, static_cast<std::size_t>(k));
         left -= k;
       }
       return;
     }
-    const VoxelLayout& l = chunks->voxel_layout();
+    const std::uint32_t cap = chunks->capacity_of(leaf);
     Point run[kVoxelRun];
     for (std::uint32_t c = n.head; left > 0; c = chunks->next(c)) {
-      const std::uint32_t k = static_cast<std::uint32_t>(left < l.capacity ? left : l.capacity);
+      const std::uint32_t k = static_cast<std::uint32_t>(left < cap ? left : cap);
       const std::byte* base = chunks->bytes(c);
+      const std::byte* records = leaf ? chunks->records(c) : chunks->voxel_records(c);
       for (std::uint32_t at = 0; at < k; at += kVoxelRun) {
         const std::uint32_t m = k - at < kVoxelRun ? k - at : kVoxelRun;
-        for (std::uint32_t j = 0; j < m; ++j) run[j] = voxel_at(n, base, at + j);
-        fn(static_cast<const Point*>(run),
-           bytes != 0 ? chunks->voxel_records(c) + std::size_t{at} * bytes : nullptr,
+        for (std::uint32_t j = 0; j < m; ++j) {
+          run[j] = leaf ? point_at(n, base, at + j).point : voxel_at(n, base, at + j);
+        }
+        fn(static_cast<const Point*>(run), bytes != 0 ? records + std::size_t{at} * bytes : nullptr,
            static_cast<std::size_t>(m));
       }
       left -= k;
     }
+  }
+  /// Calls fn(const Point&, const QuantPoint&, const std::byte* record) for every point of leaf
+  /// i, in list order: the point as it reads back and its quantised position (as stored with
+  /// Quantized16, quantize() of it with Float32); record: nullptr without channels.
+  template <class Fn>
+  void for_each_point(std::size_t i, Fn fn) const {
+    const CpuNode& n = nodes[i];
+    std::uint64_t left = n.count;
+    const std::uint32_t bytes = chunks->record_bytes();
+    const std::uint32_t cap = chunks->capacity();
+    for (std::uint32_t c = n.head; left > 0; c = chunks->next(c)) {
+      const std::uint32_t k = static_cast<std::uint32_t>(left < cap ? left : cap);
+      const std::byte* base = chunks->bytes(c);
+      const std::byte* records = chunks->records(c);
+      for (std::uint32_t j = 0; j < k; ++j) {
+        const LeafSample s = point_at(n, base, j);
+        fn(s.point, s.q, bytes != 0 ? records + std::size_t{j} * bytes : nullptr);
+      }
+      left -= k;
+    }
+  }
+  /// Point `slot` of chunk memory `base` of leaf n, with its quantised position.
+  [[nodiscard]] LeafSample point_at(const CpuNode& n, const std::byte* base,
+                                    std::uint32_t slot) const {
+    return load_point(base, chunks->point_layout(), slot, n.place(), geometry->quant_scale,
+                      geometry->edge);
   }
   /// The sample of voxel `slot` of chunk memory `base` of inner node n.
   [[nodiscard]] Point voxel_at(const CpuNode& n, const std::byte* base, std::uint32_t slot) const {

@@ -115,6 +115,7 @@ void Updater::insert_samples(Batch& b) noexcept {
     return {b.table[s.table + j / cap], static_cast<std::uint32_t>(j % cap)};
   };
   const std::uint32_t point_cap = chunks_.capacity();
+  const PointLayout& point_layout = chunks_.point_layout();
   const VoxelLayout& voxel_layout = chunks_.voxel_layout();
 
   // Receivers get dense indices (in the cursor field). Partitions are contiguous point ranges
@@ -160,7 +161,8 @@ void Updater::insert_samples(Batch& b) noexcept {
         const std::uint32_t k = row[scratch_[id].cursor]++;
         if (points) {
           const Slot s = slot(id, k, point_cap);
-          chunks_.data(s.chunk)[s.at] = b.point(i);
+          store_point(chunks_.bytes(s.chunk), point_layout, s.at, b.point(i), b.q[i],
+                      nodes_[id].level);
           if (record_bytes != 0) {
             std::memcpy(chunks_.records(s.chunk) + s.at * record_bytes, b.record(i), record_bytes);
           }

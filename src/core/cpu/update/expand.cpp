@@ -90,18 +90,11 @@ void Updater::split(Batch& b, std::uint32_t leaf) {
   // Its stored points join the batch; they walk on from this node in the next round.
   const std::size_t old_size = b.size();
   const auto count = static_cast<std::size_t>(before.count);
-  std::size_t left = count;
-  for (std::uint32_t c = before.head; left > 0; c = chunks_.next(c)) {
-    const std::size_t n = std::min<std::size_t>(left, config_.chunk_capacity);
-    const Point* data = chunks_.data(c);
-    b.spill.insert(b.spill.end(), data, data + n);
-    if (b.record_bytes != 0) {
-      const std::byte* records = chunks_.records(c);
-      b.spill_records.insert(b.spill_records.end(), records, records + n * b.record_bytes);
-    }
-    for (std::size_t j = 0; j < n; ++j) b.q.push_back(quantize(data[j], geometry_.quant_scale));
-    left -= n;
-  }
+  store_.read().for_each_point(leaf, [&](const Point& p, const QuantPoint& q, const std::byte* r) {
+    b.spill.push_back(p);
+    if (r != nullptr) b.spill_records.insert(b.spill_records.end(), r, r + b.record_bytes);
+    b.q.push_back(q);
+  });
   b.node_of.resize(old_size + count, leaf);
   b.released += chunks_for(before.count, true);
   b.depth = std::max(b.depth, before.level + 1);

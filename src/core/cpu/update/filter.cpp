@@ -250,17 +250,14 @@ void index_tree(TreeStore& store, PoolView& pool) {
   });
   // Every stored point folds into every inner node above it.
   const std::uint32_t g = store.geometry.grid_bits;
-  const float scale = store.geometry.quant_scale;
   const ReadView view = store.read();
   const auto claim_pass = [&](std::atomic<bool>& full) {
     pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
       Claimer claimer(index, nodes, g, full);
       for (std::size_t id = lo; id < hi; ++id) {
         if (!nodes[id].leaf()) continue;
-        view.for_each_run(id, [&](const Point* p, const std::byte* r, std::size_t count) {
-          for (std::size_t j = 0; j < count; ++j) {
-            claimer.point(quantize(p[j], scale), r + j * bytes, [](std::uint32_t) { return true; });
-          }
+        view.for_each_point(id, [&](const Point&, const QuantPoint& q, const std::byte* r) {
+          claimer.point(q, r, [](std::uint32_t) { return true; });
         });
       }
     });
@@ -287,11 +284,8 @@ void index_tree(TreeStore& store, PoolView& pool) {
     Folder folder(index, nodes, g);
     for (std::size_t id = lo; id < hi; ++id) {
       if (!nodes[id].leaf()) continue;
-      view.for_each_run(id, [&](const Point* p, const std::byte* r, std::size_t count) {
-        for (std::size_t j = 0; j < count; ++j) {
-          folder.point(quantize(p[j], scale), p[j].rgba, records ? r + j * bytes : nullptr,
-                       [](std::uint32_t) { return true; });
-        }
+      view.for_each_point(id, [&](const Point& p, const QuantPoint& q, const std::byte* r) {
+        folder.point(q, p.rgba, records ? r : nullptr, [](std::uint32_t) { return true; });
       });
     }
   });
