@@ -11,7 +11,8 @@
 // Runs named *_random_colour / *_average_colour / *_weighted_colour build with
 // Sampling::Random / Average / Weighted; *_channels_ic keep intensity and classification
 // (made up per point) through Octree::build(points, attributes, ...) from host memory.
-// B_per_pt_channels: the channels' memory per input point.
+// B_per_pt_channels: the channels' memory per input point. *_quantized runs store leaf points
+// as PointEncoding::Quantized16 (10 bytes a point).
 //
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
 // whole build() call), memory per input point of the finished tree (B_per_pt_tree), of the
@@ -64,7 +65,8 @@ void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n
 }
 
 void cuda_build(benchmark::State& state, Order order, bool large,
-                simlod::Sampling sampling = simlod::Sampling::FirstCome) {
+                simlod::Sampling sampling = simlod::Sampling::FirstCome,
+                simlod::PointEncoding encoding = simlod::PointEncoding::Float32) {
   if (simlod::cuda_device_count() == 0) {
     state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
     return;
@@ -75,6 +77,7 @@ void cuda_build(benchmark::State& state, Order order, bool large,
   simlod::OctreeConfig config;
   config.backend = simlod::Backend::Cuda;
   config.sampling = sampling;
+  config.point_encoding = encoding;
   auto batch = std::make_unique<simlod::DeviceBatch>(n, config.device);
   for (std::size_t at = 0; at < n;) {
     const auto piece = batch->piece();
@@ -171,6 +174,10 @@ SIMLOD_BUILD_BENCH(cuda_build, scan_large_random_colour, Order::Scan, true,
                    simlod::Sampling::Random);
 SIMLOD_BUILD_BENCH(cuda_build, scan_large_average_colour, Order::Scan, true,
                    simlod::Sampling::Average);
+SIMLOD_BUILD_BENCH(cuda_build, scan_quantized, Order::Scan, false, simlod::Sampling::FirstCome,
+                   simlod::PointEncoding::Quantized16);
+SIMLOD_BUILD_BENCH(cuda_build, scan_large_quantized, Order::Scan, true, simlod::Sampling::FirstCome,
+                   simlod::PointEncoding::Quantized16);
 SIMLOD_BUILD_BENCH(cuda_build_host, scan, Order::Scan, simlod::Sampling::FirstCome, 0);
 SIMLOD_BUILD_BENCH(cuda_build_host, scan_channels_ic, Order::Scan, simlod::Sampling::FirstCome,
                    kIc);

@@ -15,7 +15,8 @@
 // Octree::finalize() after the last batch (finalize_ms; on CUDA the bulk builder builds the
 // tree again, timed on the host clock).
 //
-// *_quantized runs store leaf points as PointEncoding::Quantized16 (10 bytes a point).
+// *_quantized runs store leaf points as PointEncoding::Quantized16 (10 bytes a point; CUDA and
+// CPU).
 //
 // *_channels_* runs keep attribute channels (OctreeConfig::channels): ic = intensity and
 // classification (a 4-byte record per sample), all = every attribute (32 bytes); the
@@ -113,7 +114,8 @@ void report_batches(benchmark::State& state, std::uint64_t points, double total_
 /// the voxel colours (Random and Average keep the voxel index exact batch by batch).
 void cuda_update(benchmark::State& state, Order order, bool backed = false,
                  simlod::Sampling sampling = simlod::Sampling::FirstCome,
-                 simlod::AttributeMask channels = 0) {
+                 simlod::AttributeMask channels = 0,
+                 simlod::PointEncoding encoding = simlod::PointEncoding::Float32) {
   if (simlod::cuda_device_count() == 0) {
     state.SkipWithError(("no CUDA device: " + simlod::cuda_unavailable_reason()).c_str());
     return;
@@ -124,6 +126,7 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
   config.backend = simlod::Backend::Cuda;
   config.sampling = sampling;
   config.channels = channels;
+  config.point_encoding = encoding;
   const std::vector<simlod::PointAttributes> attributes = batch_attributes(n, channels);
   if (backed) {  // the tree of 10^8 points holds about 3 GB: a reserve that fits it
     config.memory_bytes = std::uint64_t{8} << 30;
@@ -241,6 +244,10 @@ SIMLOD_OCTREE_BENCH(cuda_update, scan_average_channels_ic, Order::Scan, false,
                     simlod::Sampling::Average, kIc);
 SIMLOD_OCTREE_BENCH(cuda_update, scan_average_channels_all, Order::Scan, false,
                     simlod::Sampling::Average, kAll);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_quantized, Order::Scan, false, simlod::Sampling::FirstCome, 0,
+                    simlod::PointEncoding::Quantized16);
+SIMLOD_OCTREE_BENCH(cuda_update, scan_random_channels_ic_quantized, Order::Scan, false,
+                    simlod::Sampling::Random, kIc, simlod::PointEncoding::Quantized16);
 SIMLOD_OCTREE_BENCH(cpu_update, morton, Order::Morton);
 SIMLOD_OCTREE_BENCH(cpu_update, scan, Order::Scan);
 SIMLOD_OCTREE_BENCH(cpu_update, random, Order::Random);

@@ -3,7 +3,8 @@
 // voxel grid) and brute force (threshold 0: every original point in the frustum), plus the
 // high-quality and eye-dome variants of the overview, and the colour modes that read attribute
 // channels (a second tree keeps intensity and classification: the generator's ground-truth
-// classes, and an intensity made up from height and position) next to rgb on that tree. CUDA
+// classes, and an intensity made up from height and position) next to rgb on that tree, and
+// *_quantized runs on a third tree whose leaves hold PointEncoding::Quantized16 points. CUDA
 // times come from events around the device work; CPU times from the host clock. Each benchmark
 // renders 5 warm-up frames, then kFrames timed frames, and reports the median.
 //
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -49,16 +51,18 @@ constexpr simlod::AttributeMask kChannels =
     simlod::attribute_bit(simlod::Attribute::Classification);
 
 /// The octree of `n` scan-ordered synthetic points on `backend`, built once; with `channels`,
-/// keeping kChannels.
-Tree& tree(Backend backend, std::uint64_t n, bool channels) {
-  static std::map<std::pair<int, bool>, Tree> cache;
-  const std::pair key{static_cast<int>(backend), channels};
+/// keeping kChannels; with `quantized`, its leaves holding PointEncoding::Quantized16 points.
+Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized) {
+  static std::map<std::tuple<int, bool, bool>, Tree> cache;
+  const std::tuple key{static_cast<int>(backend), channels, quantized};
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   simlod::synth::Generator gen({.points = n, .seed = 1});
   simlod::OctreeConfig config;
   config.backend = backend;
   config.channels = channels ? kChannels : 0;
+  config.point_encoding =
+      quantized ? simlod::PointEncoding::Quantized16 : simlod::PointEncoding::Float32;
   Tree t;
   t.octree = std::make_unique<simlod::Octree>(simlod::Octree::create(gen.bounds(), config));
   const auto& lo = t.octree->cube().min;
@@ -98,7 +102,8 @@ struct Case {
   simlod::RenderQuality quality = simlod::RenderQuality::Fast;
   bool edl = false;
   simlod::ColorMode color = simlod::ColorMode::Rgb;
-  bool channels = false;  ///< the tree with kChannels (implied by an attribute colour)
+  bool channels = false;   ///< the tree with kChannels (implied by an attribute colour)
+  bool quantized = false;  ///< the tree with Quantized16 leaf points
 };
 
 void render(benchmark::State& state, Backend backend, Case c) {
@@ -109,7 +114,7 @@ void render(benchmark::State& state, Backend backend, Case c) {
   const std::uint64_t n = backend == Backend::Cuda
                               ? env_points("SIMLOD_BENCH_POINTS", 100'000'000)
                               : env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
-  Tree& t = tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb);
+  Tree& t = tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb, c.quantized);
   simlod::View view = simlod::examples::named_view(c.view, t.box, kWidth, kHeight);
   view.lod_threshold = c.threshold;
   view.quality = c.quality;
@@ -163,6 +168,14 @@ SIMLOD_RENDER_BENCH(Cuda, overview_lod_intensity, "overview", 128.0f, Q::Fast, f
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_classification, "overview", 128.0f, Q::Fast, false,
                     C::Classification);
 SIMLOD_RENDER_BENCH(Cuda, closeup_lod_intensity, "closeup", 128.0f, Q::Fast, false, C::Intensity);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized, "overview", 128.0f, Q::Fast, false, C::Rgb, false,
+                    true);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized, "overview", 0.0f, Q::Fast, false, C::Rgb, false,
+                    true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized, "closeup", 128.0f, Q::Fast, false, C::Rgb, false,
+                    true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
+                    true);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);

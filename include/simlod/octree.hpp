@@ -57,11 +57,12 @@ enum class PointEncoding {
   /// read_node()) within half a step, edge / 2^(L + 17) (a whole step on the leaf's upper
   /// faces), e.g. 0.24 mm in a leaf at level 6 of a 2 km cube, and keeps that position when
   /// its leaf splits later. Deeper than level 15 a step is the tree's integer unit, edge / 2^31.
-  /// Voxels and channel records are unchanged. The position a point keeps depends on the leaf
-  /// it first went into, so build() (which puts points straight into their final leaves) keeps
-  /// them finer than a batch-by-batch build of the same points: the same nodes and points per
-  /// leaf, not bit for bit the same positions or voxel cells. Both backends give the same tree
-  /// for the same batches.
+  /// Voxels, colours and channel records are unchanged. The position a point keeps depends on
+  /// the leaf it first went into, so build() (which puts points straight into their final
+  /// leaves, as one batch does) keeps them finer than a batch-by-batch build of the same
+  /// points, whose positions, voxel cells and, where a rounded point crossed the border of a
+  /// later split, leaves may differ from build()'s. Both backends give the same tree for the
+  /// same batches.
   Quantized16,
 };
 

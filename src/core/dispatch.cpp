@@ -57,11 +57,6 @@ TreeStores create_stores(const OctreeConfig& config, const OctreeGeometry& geome
   if (s.kind == Backend::Cuda) {
     if constexpr (!kCuda) no_cuda("octree backend");
     check_device(config.device, "OctreeConfig::device");
-    if (config.point_encoding == PointEncoding::Quantized16) {
-      throw InvalidInput(
-          "octree config: point_encoding = Quantized16 is not available on the CUDA backend "
-          "yet; use Backend::Cpu, or PointEncoding::Float32");
-    }
 #if SIMLOD_HAS_CUDA
     s.cuda = cuda::create_store(config, geometry);
     s.cuda_update = cuda::create_update_state(*s.cuda);

@@ -96,9 +96,12 @@ void prefetch(const TreeStore& store, UpdateState& state, std::span<const Point>
 /// `device_points` points. With attribute channels (FirstCome, Random), `records` holds the
 /// host points' channel records: leaves keep their points', voxels those of the point whose
 /// colour they took (Random: the CPU's winner). Throws CapacityError when the tree does not
-/// fit (the store must then be discarded), CudaError otherwise.
+/// fit (the store must then be discarded), CudaError otherwise. `quantized_input`: the
+/// device points hold quantised positions in their x, y, z words (the gathered leaves of a
+/// PointEncoding::Quantized16 tree, rebuild.cu), not floats.
 void build_bulk(TreeStore& store, std::span<const Point> host, std::span<const std::byte> records,
-                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats);
+                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats,
+                bool quantized_input = false);
 
 /// Sampling::Weighted, whose colours do not decompose per batch: the tree of `store`'s points
 /// built again by the bulk builder into a new store (the same nodes and points; every voxel

@@ -7,7 +7,6 @@
 
 #include "gpu/snapshot_compare.hpp"
 #include "io/test_data.hpp"
-#include "simlod/error.hpp"
 #include "simlod/io.hpp"
 
 namespace simlod::test {
@@ -28,16 +27,6 @@ TEST(GpuOctree, EmptyTreeIsTheRootLeaf) {
   EXPECT_EQ(s.points, 0u);
   EXPECT_GT(s.bytes_reserved, 0u);
   EXPECT_GT(s.bytes_free, 0u);
-}
-
-TEST(GpuOctree, QuantizedPointsAreRefusedUntilTheCudaBackendHasThem) {
-  SIMLOD_REQUIRE_GPU();
-  OctreeConfig c;
-  c.backend = Backend::Cuda;
-  c.point_encoding = PointEncoding::Quantized16;
-  EXPECT_THROW((void)Octree::create(cube_at_origin(10.0), c), InvalidInput);
-  const std::vector<Point> points(10, Point{1.0f, 2.0f, 3.0f, 4});
-  EXPECT_THROW((void)Octree::build(points, cube_at_origin(10.0), c), InvalidInput);
 }
 
 TEST(GpuOctree, IdenticalPointsReachTheDepthLimit) {

@@ -56,6 +56,7 @@ class Driver {
     v_ = BulkView{};
     v_.tree = t.writer;
     v_.d_points = d_points;
+    v_.quantized_input = false;
     v_.d_records = d_records;
     v_.points = n;
     v_.limit = t.config.max_points_per_leaf;
@@ -68,6 +69,8 @@ class Driver {
         std::min<std::uint64_t>(t.layout.max_nodes, 1 + 8 * inner_bound));
     inner_bound_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, inner_bound));
   }
+  /// The points hold quantised positions (build_bulk()'s quantized_input).
+  void quantized_input(bool yes) { v_.quantized_input = yes; }
 
   void run(BuildStats& stats) {
     const EventHandle start = make_event(), split = make_event(), end = make_event();
@@ -339,7 +342,7 @@ class Driver {
   std::uint32_t first_come_level(const Level& l, std::uint32_t below, int current) {
     const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
     const std::uint64_t bound =
-        std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.config.chunk_capacity + below,
+        std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.layout.points.capacity + below,
                  l.inner * cells);
     // Room for what a level usually emits; a level that emits more runs again with room for
     // all of it (its grids cleared first), so the records need not be sized for the bound.
@@ -527,7 +530,8 @@ class Driver {
 }  // namespace bulk
 
 void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::byte> records,
-                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats) {
+                DeviceBatchStore* device, std::size_t device_points, BuildStats& stats,
+                bool quantized_input) {
   const std::size_t n = device != nullptr ? device_points : host.size();
   if (n >= kNil) {
     throw CapacityError("the CUDA bulk builder takes at most " + std::to_string(kNil - 1) +
@@ -551,7 +555,9 @@ void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::
       copy_to_device_staged(input_records.get(), records.data(), records.size(), s);
       d_records = static_cast<const std::byte*>(input_records.get());
     }
-    bulk::Driver(t, points, d_records, static_cast<std::uint32_t>(n)).run(stats);
+    bulk::Driver driver(t, points, d_records, static_cast<std::uint32_t>(n));
+    driver.quantized_input(quantized_input);
+    driver.run(stats);
     if (d_records != nullptr) stats.scratch_bytes += records.size();
     // The incremental builder's voxel index is made when a batch first needs it (index_tree).
     t.index.set_ready(false);

@@ -70,6 +70,8 @@ inline constexpr std::uint64_t kVoxelPlace = 1ull << 31;
 struct BulkView {
   TreeView tree;
   const Point* d_points;
+  /// d_points hold quantised positions in their x, y, z words (entry.hpp, build_bulk()).
+  bool quantized_input;
   std::uint32_t points;
   CountBlock* d_blocks;
   std::uint32_t* d_count;     ///< pyramid counters

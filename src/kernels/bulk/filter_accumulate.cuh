@@ -132,8 +132,9 @@ constexpr std::uint32_t kLeafRound = 1024, kLeafSlots = 2 * kLeafRound;
 constexpr std::uint32_t kEmptySlot = 0xFFFFFFFFu;
 static_assert(kLeafRound * 255u < (1u << 18) && kLeafRound < (1u << 11));
 
-inline __device__ void average_leaf_chunk(const BulkView& v, const Point* points, std::uint32_t m,
-                                          std::uint32_t rank, std::uint32_t level) {
+inline __device__ void average_leaf_chunk(const BulkView& v, std::uint32_t chunk,
+                                          const DeviceNode& n, std::uint32_t m, std::uint32_t rank,
+                                          std::uint32_t level) {
   __shared__ std::uint32_t keys[kLeafSlots];
   __shared__ unsigned long long rgb[kLeafSlots];
   __shared__ std::uint32_t alpha_count[kLeafSlots];
@@ -147,10 +148,9 @@ inline __device__ void average_leaf_chunk(const BulkView& v, const Point* points
   for (std::uint32_t round = 0; round < m; round += kLeafRound) {
     const std::uint32_t end = min_u32(m, round + kLeafRound);
     for (std::uint32_t s = round + threadIdx.x; s < end; s += blockDim.x) {
-      const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-      const QuantPoint q =
-          quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                   v.tree.quant_scale);
+      const LeafSample sample = v.tree.leaf_point(chunk, s, n);
+      const QuantPoint q = sample.q;
+      const std::uint32_t rgba = sample.point.rgba;
       const std::uint32_t cell = cell_index(q, level, g);
       const std::uint32_t* word = v.tree.dense_words(rank) + (cell >> 5);
       const std::uint32_t idx =
@@ -161,10 +161,10 @@ inline __device__ void average_leaf_chunk(const BulkView& v, const Point* points
         if (k == kEmptySlot || k == idx) break;
         h = (h + 1) & (kLeafSlots - 1);
       }
-      atomicAdd(&rgb[h], static_cast<unsigned long long>(red_of(p.w)) |
-                             (static_cast<unsigned long long>(green_of(p.w)) << 21) |
-                             (static_cast<unsigned long long>(blue_of(p.w)) << 42));
-      atomicAdd(&alpha_count[h], alpha_of(p.w) | (1u << 18));
+      atomicAdd(&rgb[h], static_cast<unsigned long long>(red_of(rgba)) |
+                             (static_cast<unsigned long long>(green_of(rgba)) << 21) |
+                             (static_cast<unsigned long long>(blue_of(rgba)) << 42));
+      atomicAdd(&alpha_count[h], alpha_of(rgba) | (1u << 18));
     }
     __syncthreads();
     for (std::uint32_t i = threadIdx.x; i < kLeafSlots; i += blockDim.x) {

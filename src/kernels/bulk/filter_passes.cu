@@ -40,26 +40,22 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     const std::uint32_t cap = v.tree.params.chunk_capacity;
     const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
     const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
-    const Point* points = v.tree.chunk_data(chunk);
     if constexpr (kMode == Sampling::Average && kAccumulate) {
-      average_leaf_chunk(v, points, m, rank, level);
+      average_leaf_chunk(v, chunk, n, m, rank, level);
     } else if constexpr (kMode == Sampling::Weighted && kAccumulate) {
       for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
-        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-        const QuantPoint q =
-            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                     v.tree.quant_scale);
+        const LeafSample p = v.tree.leaf_point(chunk, s, n);
+        const QuantPoint q = p.q;
         const std::uint32_t at[3] = {grid_position(q.x, level, g), grid_position(q.y, level, g),
                                      grid_position(q.z, level, g)};
-        spread(v, rank, at, p.w);
+        spread(v, rank, at, p.point.rgba);
       }
     } else {
       for (std::uint32_t s = threadIdx.x; s < m; s += blockDim.x) {
-        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-        const QuantPoint q =
-            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                     v.tree.quant_scale);
-        const std::uint64_t key = kStage != FilterStage::Mark ? random_key(q, p.w, v.seed) : 0;
+        const LeafSample p = v.tree.leaf_point(chunk, s, n);
+        const QuantPoint q = p.q;
+        const std::uint64_t key =
+            kStage != FilterStage::Mark ? random_key(q, p.point.rgba, v.seed) : 0;
         const std::uint32_t cell = cell_index(q, level, g);
         if constexpr (kWinner) {
           const std::uint64_t place = std::uint64_t{chunk} << 32 | s;

@@ -21,18 +21,28 @@ namespace {
 
 constexpr int kGatherBlock = 256;
 
-/// A block per leaf (head chunk, points, first output index): its chunk list is walked by
-/// every thread (the next id is a broadcast load) and its points copied thread-strided.
+/// A block per leaf (head chunk, points, first output index, id): its chunk list is walked by
+/// every thread (the next id is a broadcast load) and its points copied thread-strided;
+/// Quantized16 points as their stored quantised position and colour (build_bulk()'s
+/// quantized_input), so that the rebuilt tree keeps them bit for bit.
 __global__ void __launch_bounds__(kGatherBlock)
     gather_kernel(TreeView v, const uint4* leaves, Point* out) {
   const uint4 leaf = leaves[blockIdx.x];
+  const DeviceNode node = v.d_nodes[leaf.w];
   const std::uint32_t cap = v.params.chunk_capacity;
   std::uint32_t chunk = leaf.x;
   for (std::uint32_t done = 0; done < leaf.y; done += cap) {
     const std::uint32_t n = min(cap, leaf.y - done);
-    const auto* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
     auto* to = reinterpret_cast<uint4*>(out + leaf.z + done);
-    for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) to[j] = from[j];
+    if (v.leaf_layout.quantized) {
+      for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) {
+        const LeafSample s = v.leaf_point(chunk, j, node);
+        to[j] = make_uint4(s.q.x, s.q.y, s.q.z, s.point.rgba);
+      }
+    } else {
+      const auto* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
+      for (std::uint32_t j = threadIdx.x; j < n; j += blockDim.x) to[j] = from[j];
+    }
     chunk = *v.chunk_next(chunk);
   }
 }
@@ -69,7 +79,7 @@ Owned<TreeStore> rebuild(const TreeStore& old, const OctreeConfig& config, Build
   for (std::uint32_t id = 0; id < copy.nodes.size(); ++id) {
     const DeviceNode& node = copy.nodes[id];
     if (copy.links[id].first_child != kNil || node.count == 0) continue;
-    leaves.push_back(make_uint4(node.head, node.count, static_cast<std::uint32_t>(n), 0));
+    leaves.push_back(make_uint4(node.head, node.count, static_cast<std::uint32_t>(n), id));
     n += node.count;
   }
   if (n != old.points || n >= kNil) {
@@ -86,7 +96,7 @@ Owned<TreeStore> rebuild(const TreeStore& old, const OctreeConfig& config, Build
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the host list goes out of scope
   Owned<TreeStore> fresh = create_store(config, old.geometry);
   stats.points = n;
-  build_bulk(*fresh, {}, {}, batch.get(), n, stats);
+  build_bulk(*fresh, {}, {}, batch.get(), n, stats, old.writer.leaf_layout.quantized);
   stats.scratch_bytes += n * sizeof(Point);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(fresh->stream_handle()));  // the batch is read
   return fresh;

@@ -12,6 +12,7 @@ namespace {
 
 __device__ QuantPoint quantized(const BulkView& v, std::uint32_t i) {
   const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + i));
+  if (v.quantized_input) return QuantPoint{p.x, p.y, p.z};
   return quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
                   v.tree.quant_scale);
 }
@@ -207,7 +208,14 @@ __global__ void insert_kernel(BulkView v) {
   const std::uint32_t cap = v.tree.params.chunk_capacity;
   const std::uint32_t chunk = v.tree.d_nodes[leaf].head + slot / cap;
   const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + index));
-  *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
+  if (v.tree.leaf_layout.quantized) {  // rounded to its final leaf (detail/point_codec.hpp)
+    const std::uint32_t level = v.tree.d_nodes[leaf].level;
+    v.tree.put_point(chunk, slot % cap,
+                     Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                     round_to_leaf(quantized(v, index), level), level);
+  } else {
+    *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
+  }
   if (v.tree.record_bytes != 0) {
     const std::uint32_t bytes = v.tree.record_bytes;
     copy_record(v.tree.chunk_records(chunk) + std::uint64_t{slot % cap} * bytes,

@@ -59,18 +59,14 @@ __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
     const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
     const std::uint32_t parent = v.d_inner[rank];
-    const Point* points = v.tree.chunk_data(chunk);
     for (std::uint32_t step = 0; step < m; step += blockDim.x) {
       const std::uint32_t s = step + threadIdx.x;
       bool emits = false;
       std::uint32_t cell = 0, rgba = 0;
       if (s < m) {
-        const uint4 p = load_readonly(reinterpret_cast<const uint4*>(points + s));
-        const QuantPoint q =
-            quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                     v.tree.quant_scale);
-        cell = cell_index(q, level, g);
-        rgba = p.w;
+        const LeafSample p = v.tree.leaf_point(chunk, s, n);
+        cell = cell_index(p.q, level, g);
+        rgba = p.point.rgba;
         emits = take(v, rank, cell);
       }
       // One parent for the whole block: its slots come from one atomic too.

@@ -26,7 +26,9 @@ __global__ void __launch_bounds__(kSplatBlock)
                               : nullptr;
     for (std::uint32_t j = threadIdx.x; j < count; j += blockDim.x) {
       Point s;
-      if (leaf) {
+      if (leaf && t.leaf_layout.quantized) {
+        s = t.leaf_point(entry.x, j, n).point;
+      } else if (leaf) {
         const uint4 v = load_readonly(reinterpret_cast<const uint4*>(base) + j);
         s = Point{__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w};
       } else {  // a compact voxel: its cell's centre

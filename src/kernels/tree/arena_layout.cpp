@@ -46,7 +46,9 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.chunk_capacity = config.chunk_capacity;
   a.channels = config.channels;
   a.record_bytes = channel_layout(config.channels).record_bytes;
-  a.records_offset = std::uint64_t{config.chunk_capacity} * sizeof(Point);
+  a.points = point_layout(config.chunk_capacity, a.record_bytes,
+                          config.point_encoding == PointEncoding::Quantized16);
+  a.records_offset = a.points.records_offset;
   a.chunk_bytes = chunk_bytes_for(config.chunk_capacity, a.record_bytes);
   a.voxels = voxel_layout(std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes),
                           a.record_bytes, geometry.grid_bits);

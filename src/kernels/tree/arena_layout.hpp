@@ -23,6 +23,7 @@
 #include "core/octree_store.hpp"
 #include "simlod/attributes.hpp"
 #include "simlod/detail/occupancy_codec.hpp"
+#include "simlod/detail/point_codec.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 
 namespace simlod::detail::cuda {
@@ -40,7 +41,10 @@ struct ArenaLayout {
   std::uint32_t chunk_capacity = 0;
   AttributeMask channels = 0;        ///< OctreeConfig::channels
   std::uint32_t record_bytes = 0;    ///< channel record per sample (detail/channels.hpp)
-  std::uint64_t records_offset = 0;  ///< of a leaf chunk's records from its start
+  /// A leaf's chunk: chunk_capacity Points, or quantised points in the same bytes
+  /// (OctreeConfig::point_encoding, detail/point_codec.hpp), as in the CPU store
+  PointLayout points;
+  std::uint64_t records_offset = 0;  ///< of a leaf chunk's records (points.records_offset)
   /// An inner node's chunk: compact voxels in the chunk_capacity * (16 + record_bytes) bytes
   /// before the trailer, as in the CPU store (detail/voxel_codec.hpp)
   VoxelLayout voxels;

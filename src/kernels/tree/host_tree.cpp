@@ -26,7 +26,7 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.chunks_allocated = c.chunk_top;
   s.bricks = c.bricks;
   s.chunks_bricks = brick_pages(c.bricks, layout.occupancy);
-  s.points_per_chunk = layout.chunk_capacity;
+  s.points_per_chunk = layout.points.capacity;
   s.voxels_per_chunk = layout.voxels.capacity;
   // Sample bytes of the chunks, channel records included (as the CPU backend counts them); the
   // 16-byte trailer of each chunk (its next id, 0.1% at 1000 samples) and the records' padding
@@ -37,7 +37,7 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   for (std::size_t a = 0; a < kAttributeCount; ++a) {
     if (!has_attribute(layout.channels, static_cast<Attribute>(a))) continue;
     s.bytes_channels[a] =
-        (c.point_chunks * layout.chunk_capacity + c.voxel_chunks * layout.voxels.capacity) *
+        (c.point_chunks * layout.points.capacity + c.voxel_chunks * layout.voxels.capacity) *
         attribute_width(static_cast<Attribute>(a));
   }
   s.bytes_grids =
@@ -94,7 +94,7 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
         n.children[k] = static_cast<std::int32_t>(link.first_child + k);
       }
     }
-    const std::uint32_t chunk_capacity = n.leaf ? layout.chunk_capacity : layout.voxels.capacity;
+    const std::uint32_t chunk_capacity = n.leaf ? layout.points.capacity : layout.voxels.capacity;
     if (chunks_for(d.count, chunk_capacity) != d.chunks) {
       corrupt(i, fmt::format("{} samples in {} chunks", d.count, d.chunks));
     }
@@ -107,7 +107,11 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
       const std::byte* base = copy.chunks.data() + chunk * chunk_bytes;
       const std::uint64_t take = std::min<std::uint64_t>(chunk_capacity, d.count - done);
       if (n.leaf) {
-        std::memcpy(out.data() + done, base, take * sizeof(Point));
+        for (std::uint32_t j = 0; j < take; ++j) {
+          out[done + j] = load_point(base, layout.points, j, LeafPlace{d.level, d.x, d.y, d.z},
+                                     geometry.quant_scale, geometry.edge)
+                              .point;
+        }
       } else {
         for (std::uint32_t j = 0; j < take; ++j) {
           out[done + j] = decode_voxel(base, layout.voxels, j, d.level, d.x, d.y, d.z,

@@ -131,7 +131,7 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   if (first >= node.count || out.empty()) return 0;
   const ChannelLayout records = channel_layout(t.layout.channels);
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), node.count - first);
-  const std::uint32_t cap = leaf ? t.config.chunk_capacity : t.layout.voxels.capacity;
+  const std::uint32_t cap = leaf ? t.layout.points.capacity : t.layout.voxels.capacity;
   // Each chunk's next id sits at its end: copy the chunk, then follow the link.
   std::vector<std::byte> chunk(t.layout.chunk_bytes);
   std::uint32_t c = node.head;
@@ -144,7 +144,12 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
       const std::uint64_t at = first + done - index;
       const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
       if (leaf) {
-        std::memcpy(out.data() + done, chunk.data() + at * sizeof(Point), k * sizeof(Point));
+        const LeafPlace place{node.level, node.x, node.y, node.z};
+        for (std::uint64_t j = 0; j < k; ++j) {
+          out[done + j] = load_point(chunk.data(), t.layout.points, static_cast<std::uint32_t>(at + j),
+                                     place, t.geometry.quant_scale, t.geometry.edge)
+                              .point;
+        }
       } else {
         for (std::uint64_t j = 0; j < k; ++j) {
           out[done + j] = decode_voxel(chunk.data(), t.layout.voxels,

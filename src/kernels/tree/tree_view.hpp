@@ -18,6 +18,7 @@
 #include "kernels/update/capacity.hpp"
 #include "simlod/detail/occupancy_codec.hpp"
 #include "simlod/detail/octree_math.hpp"
+#include "simlod/detail/point_codec.hpp"
 #include "simlod/detail/voxel_codec.hpp"
 #include "simlod/point.hpp"
 
@@ -45,7 +46,7 @@ struct TreeView {
   std::byte* d_chunks;    ///< chunk 0
   std::byte* d_grid_end;  ///< end of grid 0
 
-  PlanParams params;
+  PlanParams params;  ///< chunk_capacity: points per leaf chunk (leaf_layout.capacity)
   float quant_scale;
   float edge;
   std::uint64_t chunk_bytes;
@@ -54,6 +55,7 @@ struct TreeView {
   std::uint64_t records_offset;  ///< of a leaf chunk's channel records from its start
   std::uint32_t record_bytes;    ///< channel record per sample; 0 = no channels
   VoxelLayout voxels;            ///< an inner node's chunk (detail/voxel_codec.hpp)
+  PointLayout leaf_layout;       ///< a leaf's chunk (detail/point_codec.hpp)
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -66,9 +68,34 @@ struct TreeView {
     return d_chunks + chunk * chunk_bytes;
   }
 
-  /// The points of a leaf's chunk.
+  /// The points of a leaf's chunk (PointEncoding::Float32; leaf_point() reads either).
   SIMLOD_HD Point* chunk_data(std::uint32_t chunk) const {
     return reinterpret_cast<Point*>(chunk_bytes_of(chunk));
+  }
+
+  /// Point `slot` of chunk `chunk` of leaf n, with its quantised position (Float32: a 16-byte
+  /// read-only load and quantize(); Quantized16: decoded, detail/point_codec.hpp).
+  SIMLOD_HD LeafSample leaf_point(std::uint32_t chunk, std::uint32_t slot,
+                                  const DeviceNode& n) const {
+    if (!leaf_layout.quantized) {
+      const uint4 v = load_readonly(reinterpret_cast<const uint4*>(chunk_data(chunk) + slot));
+      const Point p{float_from_bits(v.x), float_from_bits(v.y), float_from_bits(v.z), v.w};
+      return {p, quantize(p, quant_scale)};
+    }
+    return load_point(chunk_bytes_of(chunk), leaf_layout, slot, LeafPlace{n.level, n.x, n.y, n.z},
+                      quant_scale, edge);
+  }
+
+  /// Writes point `slot` of chunk `chunk` of a leaf at `level`: p (Float32, one 16-byte store)
+  /// or the codes of q, rounded to the leaf, and p's colour (Quantized16).
+  SIMLOD_HD void put_point(std::uint32_t chunk, std::uint32_t slot, const Point& p,
+                           const QuantPoint& q, std::uint32_t level) const {
+    if (!leaf_layout.quantized) {
+      *reinterpret_cast<uint4*>(chunk_data(chunk) + slot) =
+          make_uint4(bits_from_float(p.x), bits_from_float(p.y), bits_from_float(p.z), p.rgba);
+      return;
+    }
+    store_point(chunk_bytes_of(chunk), leaf_layout, slot, p, q, level);
   }
 
   SIMLOD_HD std::uint32_t* chunk_next(std::uint32_t chunk) const {
@@ -174,7 +201,7 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.d_pool = reinterpret_cast<std::uint32_t*>(arena + layout.pool);
   v.d_chunks = arena + layout.dynamic_begin;
   v.d_grid_end = arena + layout.dynamic_end;
-  v.params = PlanParams{config.max_points_per_leaf, config.chunk_capacity, geometry.max_depth,
+  v.params = PlanParams{config.max_points_per_leaf, layout.points.capacity, geometry.max_depth,
                         geometry.grid_bits};
   v.quant_scale = geometry.quant_scale;
   v.edge = geometry.edge;
@@ -184,6 +211,7 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.records_offset = layout.records_offset;
   v.record_bytes = layout.record_bytes;
   v.voxels = layout.voxels;
+  v.leaf_layout = layout.points;
   return v;
 }
 

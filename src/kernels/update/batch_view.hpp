@@ -58,6 +58,25 @@ struct BatchView : TreeView {
     return Point{float_from_bits(v.x), float_from_bits(v.y), float_from_bits(v.z), v.w};
   }
 
+  /// The quantised position of point i of the pass: quantize() of a batch point or of a
+  /// Float32 spill point; a Quantized16 tree's spill point holds its stored q in its x, y, z
+  /// words (split_execute), rounded when it was first stored.
+  SIMLOD_HD QuantPoint point_q(std::uint32_t i) const {
+    if (leaf_layout.quantized && i >= batch_points) {
+      const uint4 s = load_readonly(reinterpret_cast<const uint4*>(d_spill + (i - batch_points)));
+      return QuantPoint{s.x, s.y, s.z};
+    }
+    return quantize(point(i), quant_scale);
+  }
+
+  /// The position point i is stored with once the counting rounds are done: point_q(),
+  /// rounded to the step of the leaf it reached (Quantized16, detail/point_codec.hpp).
+  SIMLOD_HD QuantPoint stored_q(std::uint32_t i) const {
+    const QuantPoint q = point_q(i);
+    if (!leaf_layout.quantized) return q;
+    return round_to_leaf(q, d_nodes[slot_of(i)->x].level);
+  }
+
   /// The channel record of point i of the pass (record_bytes > 0).
   SIMLOD_HD const std::byte* record(std::uint32_t i) const {
     return i < batch_points ? d_batch_records + std::uint64_t{i} * record_bytes

@@ -44,14 +44,14 @@ __global__ void __launch_bounds__(kIndexBlock)
   }
 }
 
-/// A block per leaf (head chunk, points): its points fold into every inner node above them.
-__global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, const uint2* leaves) {
-  const uint2 leaf = leaves[blockIdx.x];
+/// A block per leaf (head chunk, points, id): its points fold into every inner node above them.
+__global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, const uint4* leaves) {
+  const uint4 leaf = leaves[blockIdx.x];
+  const DeviceNode node = v.d_nodes[leaf.z];
   const std::uint32_t cap = v.params.chunk_capacity;
   std::uint32_t chunk = leaf.x;
   for (std::uint32_t done = 0; done < leaf.y; done += cap) {
     const std::uint32_t n = min(cap, leaf.y - done);
-    const Point* points = v.chunk_data(chunk);
     // With channels (Random: build() runs the incremental builder for Average's), a point
     // brings its record's digest; kNil as its number: the voxels hold their winners' records
     // already, and nothing copies them again.
@@ -59,7 +59,8 @@ __global__ void __launch_bounds__(kIndexBlock) leaf_fold_kernel(BatchView v, con
       const RecordExtras ex = point_extras(
           v.index, v.record_bytes != 0 ? v.chunk_records(chunk) + std::uint64_t{j} * v.record_bytes
                                        : nullptr);
-      fold_point(v, points[j], kNil, ex, 0);
+      const LeafSample s = v.leaf_point(chunk, j, node);
+      fold_point(v, s.q, s.point.rgba, kNil, ex, 0);
     }
     chunk = *v.chunk_next(chunk);
   }
@@ -75,7 +76,7 @@ void index_tree(TreeStore& t) {
   copy_nodes(t, copy);
   SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
   std::vector<uint4> inner;
-  std::vector<uint2> leaves;
+  std::vector<uint4> leaves;
   std::uint32_t chunk_ids = 0;
   for (std::uint32_t id = 0; id < copy.nodes.size(); ++id) {
     const DeviceNode& n = copy.nodes[id];
@@ -84,7 +85,7 @@ void index_tree(TreeStore& t) {
       inner.push_back(make_uint4(id, link.grid, n.head, chunk_ids));
       chunk_ids += n.chunks;
     } else if (n.count > 0) {
-      leaves.push_back(make_uint2(n.head, n.count));
+      leaves.push_back(make_uint4(n.head, n.count, id, 0));
     }
   }
   if (inner.empty()) {
@@ -93,14 +94,14 @@ void index_tree(TreeStore& t) {
   }
   index.reserve(t.control.voxels, 0, s);  // CapacityError: still without an index
   const DeviceMemory lists = make_device(
-      inner.size() * sizeof(uint4) + leaves.size() * sizeof(uint2) + std::uint64_t{chunk_ids} * 4,
+      inner.size() * sizeof(uint4) + leaves.size() * sizeof(uint4) + std::uint64_t{chunk_ids} * 4,
       "the voxel index's node lists");
   auto* d_inner = static_cast<uint4*>(lists.get());
-  auto* d_leaves = reinterpret_cast<uint2*>(d_inner + inner.size());
+  auto* d_leaves = d_inner + inner.size();
   auto* d_ids = reinterpret_cast<std::uint32_t*>(d_leaves + leaves.size());
   SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_inner, inner.data(), inner.size() * sizeof(uint4),
                                     cudaMemcpyHostToDevice, s));
-  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(uint2),
+  SIMLOD_CUDA_CHECK(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(uint4),
                                     cudaMemcpyHostToDevice, s));
   const auto n_inner = static_cast<std::uint32_t>(inner.size());
   chunk_ids_kernel<<<blocks_for(n_inner, kIndexBlock), kIndexBlock, 0, s>>>(t.writer, d_inner,

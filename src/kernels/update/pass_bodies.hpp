@@ -32,7 +32,7 @@ SIMLOD_HD void next_round(const BatchView& v) {
 /// other leaves keep their counts, as no split can change them.
 SIMLOD_HD bool count_walk(const BatchView& v, std::uint32_t i, std::uint32_t& leaf) {
   if (i < v.walk_all_from && v.link(v.slot_of(i)->x).first_child == kNil) return false;
-  leaf = v.find_leaf(quantize(v.point(i), v.quant_scale));
+  leaf = v.find_leaf(v.point_q(i));
   return true;
 }
 
@@ -88,7 +88,8 @@ SIMLOD_HD void split_decide(const BatchView& v, std::uint32_t i) {
 
 /// Share `part` of `parts` (a block's thread) of executing a split: empty the grid's slot
 /// table, copy the old list's points to the spill buffer, push its chunks to the pool. All
-/// parts walk the list (the next id is a broadcast load); points are copied part-strided.
+/// parts walk the list (the next id is a broadcast load); points are copied part-strided,
+/// Quantized16 ones as their stored q and colour (BatchView::point_q()).
 SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint32_t part,
                              std::uint32_t parts) {
   if (e.node == kFailedSplit) return;
@@ -104,9 +105,17 @@ SIMLOD_HD void split_execute(const BatchView& v, const SplitEntry& e, std::uint3
     const std::uint32_t next = k + 1 < e.chunks ? *v.chunk_next(chunk) : kNil;
     const std::uint32_t done = k * cap;
     const std::uint32_t n = min_u32(cap, e.count - done);
-    const uint4* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
     uint4* to = reinterpret_cast<uint4*>(v.d_spill + e.spill_at + done);
-    for (std::uint32_t j = part; j < n; j += parts) to[j] = from[j];
+    if (v.leaf_layout.quantized) {
+      const DeviceNode leaf = v.d_nodes[e.node];  // level and position kept by split_decide
+      for (std::uint32_t j = part; j < n; j += parts) {
+        const LeafSample s = v.leaf_point(chunk, j, leaf);
+        to[j] = make_uint4(s.q.x, s.q.y, s.q.z, s.point.rgba);
+      }
+    } else {
+      const uint4* from = reinterpret_cast<const uint4*>(v.chunk_data(chunk));
+      for (std::uint32_t j = part; j < n; j += parts) to[j] = from[j];
+    }
     if (v.record_bytes != 0) {  // the channel records, word by word
       const auto* rf = reinterpret_cast<const std::uint32_t*>(v.chunk_records(chunk));
       auto* rt = reinterpret_cast<std::uint32_t*>(
@@ -232,7 +241,7 @@ SIMLOD_HD std::uint32_t brick_unit_of(const BatchView& v, std::uint32_t* slot, s
 template <class Sink>
 SIMLOD_HD void sample_point(const BatchView& v, std::uint32_t i, const Sink& sink) {
   const Point p = v.point(i);
-  const QuantPoint q = quantize(p, v.quant_scale);
+  const QuantPoint q = v.leaf_layout.quantized ? v.stored_q(i) : quantize(p, v.quant_scale);
   const std::uint32_t g = v.params.grid_bits;
   v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
     const std::uint32_t cell = cell_index(q, level, g);
@@ -325,9 +334,12 @@ SIMLOD_HD std::uint32_t* insert_sample(const BatchView& v, std::uint32_t i, std:
     return nullptr;
   }
   if (point) {
-    const Point p = v.point(i);
-    *reinterpret_cast<uint4*>(v.chunk_data(chunk) + (at % cap)) =
-        make_uint4(bits_from_float(p.x), bits_from_float(p.y), bits_from_float(p.z), p.rgba);
+    if (v.leaf_layout.quantized) {
+      const QuantPoint q = v.stored_q(i);
+      v.put_point(chunk, at % cap, v.point(i), q, v.d_nodes[id].level);
+    } else {
+      v.put_point(chunk, at % cap, v.point(i), QuantPoint{}, 0);
+    }
     if (v.record_bytes != 0) {
       copy_record(v.chunk_records(chunk) + std::uint64_t{at % cap} * v.record_bytes,
                   v.record(source), v.record_bytes);

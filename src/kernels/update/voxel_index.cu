@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kPointBlock) fold_kernel(BatchView v, std::uin
        i += gridDim.x * blockDim.x) {
     const RecordExtras ex =
         point_extras(v.index, v.index.record_bytes != 0 ? v.record(i) : nullptr);
-    fold_point(v, v.point(i), i, ex, i < v.batch_points ? 0 : old_grids);
+    fold_point(v, v.stored_q(i), v.point(i).rgba, i, ex, i < v.batch_points ? 0 : old_grids);
   }
 }
 

@@ -296,20 +296,21 @@ inline __device__ void fold(const BatchView& v, std::uint32_t node, std::uint32_
   mark_dirty(x, e);
 }
 
-/// Folds point `i` of the pass, `p` (with extras `ex`, see fold()), into its cell of every
-/// inner node on its path whose grid is `from_grid` or newer (0: every inner node).
-inline __device__ void fold_point(const BatchView& v, const Point& p, std::uint32_t i,
-                                  const RecordExtras& ex, std::uint32_t from_grid) {
-  const QuantPoint q = quantize(p, v.quant_scale);
+/// Folds point `i` of the pass, at stored position `q` with colour `rgba` (with extras `ex`,
+/// see fold()), into its cell of every inner node on its path whose grid is `from_grid` or
+/// newer (0: every inner node).
+inline __device__ void fold_point(const BatchView& v, const QuantPoint& q, std::uint32_t rgba,
+                                  std::uint32_t i, const RecordExtras& ex,
+                                  std::uint32_t from_grid) {
   const std::uint32_t g = v.params.grid_bits;
   const bool averages = v.index.averages != 0;
   v.for_each_inner(q, [&](std::uint32_t node, std::uint32_t level, const NodeLink& link) {
     if (link.grid < from_grid) return;
     const std::uint32_t cell = cell_index(q, level, g);
     if (averages) {
-      fold_average_record(v, node, cell, q, p.rgba, i, ex);
+      fold_average_record(v, node, cell, q, rgba, i, ex);
     } else {
-      fold(v, node, cell, q, p.rgba, i, ex.digest);
+      fold(v, node, cell, q, rgba, i, ex.digest);
     }
   });
 }
