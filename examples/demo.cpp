@@ -72,6 +72,7 @@ int run(Options o) {
   // Random and Average stay exact batch by batch; the Streamer finalize()s Weighted's colours
   // when the last batch is in.
   config.octree.sampling = ex::sampling_of(o.sampling);
+  config.octree.point_encoding = demo::point_encoding_of(o);
   // 1M-point batches (SimLOD) on the GPU; on the CPU a 1M batch takes a few hundred ms, so
   // smaller ones keep each update near the frame budget.
   const simlod::Backend resolved = simlod::resolve_backend(backend);
@@ -240,6 +241,10 @@ int main(int argc, char** argv) {
                      "samples weighted by distance); streaming keeps random and average exact "
                      "after every batch and computes weighted once the last batch is in")
       ->capture_default_str();
+  app.add_flag("--quantized", o.quantized,
+               "leaves keep their points as 16 bits per axis within the leaf, 10 bytes instead "
+               "of 16 (PointEncoding::Quantized16: within half a step of 1/65536 of the leaf "
+               "they first went into)");
   CLI11_PARSE(app, argc, argv);
   try {
     ex::check_camera(o.camera);  // before anything is loaded

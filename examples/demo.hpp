@@ -36,7 +36,14 @@ struct Options {
   std::uint32_t point_size = 1;    ///< View::point_size of the frames and pictures
   bool bulk = false;               ///< read every point, then Octree::build
   std::string sampling = "first";  ///< voxel colours (both runs)
+  /// --quantized: leaves keep their points as 16 bits per axis (PointEncoding::Quantized16)
+  bool quantized = false;
 };
+
+/// The leaves' point encoding of --quantized.
+inline simlod::PointEncoding point_encoding_of(const Options& o) {
+  return o.quantized ? simlod::PointEncoding::Quantized16 : simlod::PointEncoding::Float32;
+}
 
 struct Summary {
   std::uint64_t points = 0;

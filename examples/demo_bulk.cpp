@@ -38,6 +38,7 @@ int run_bulk(Options o) {
   OctreeConfig config;
   config.backend = parse_backend(o.backend);
   config.sampling = sampling_of(o.sampling);
+  config.point_encoding = point_encoding_of(o);
   // --channels: the attribute of --color goes into the octree; the pictures colour by it.
   const ColorBy by = load_coloring(o.color);
   if (o.channels) {
