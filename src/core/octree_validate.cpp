@@ -31,7 +31,8 @@ void validate_config(const OctreeConfig& c) {
     bad(fmt::format("memory_fraction = {} must be in (0, 1]", c.memory_fraction));
   }
   if (c.max_batch_points < 1) bad("max_batch_points must be at least 1");
-  if (c.point_encoding != PointEncoding::Float32 && c.point_encoding != PointEncoding::Quantized16) {
+  if (c.point_encoding != PointEncoding::Float32 &&
+      c.point_encoding != PointEncoding::Quantized16) {
     bad(fmt::format("unknown point_encoding value {}", static_cast<int>(c.point_encoding)));
   }
   if (c.sampling != Sampling::FirstCome && c.sampling != Sampling::Random &&

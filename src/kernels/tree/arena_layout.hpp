@@ -39,8 +39,8 @@ struct ArenaLayout {
   /// record_bytes, rounded up to 16) at records_offset, then 16 (trailer with the next id)
   std::uint64_t chunk_bytes = 0;
   std::uint32_t chunk_capacity = 0;
-  AttributeMask channels = 0;        ///< OctreeConfig::channels
-  std::uint32_t record_bytes = 0;    ///< channel record per sample (detail/channels.hpp)
+  AttributeMask channels = 0;      ///< OctreeConfig::channels
+  std::uint32_t record_bytes = 0;  ///< channel record per sample (detail/channels.hpp)
   /// A leaf's chunk: chunk_capacity Points, or quantised points in the same bytes
   /// (OctreeConfig::point_encoding, detail/point_codec.hpp), as in the CPU store
   PointLayout points;

@@ -146,9 +146,10 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
       if (leaf) {
         const LeafPlace place{node.level, node.x, node.y, node.z};
         for (std::uint64_t j = 0; j < k; ++j) {
-          out[done + j] = load_point(chunk.data(), t.layout.points, static_cast<std::uint32_t>(at + j),
-                                     place, t.geometry.quant_scale, t.geometry.edge)
-                              .point;
+          out[done + j] =
+              load_point(chunk.data(), t.layout.points, static_cast<std::uint32_t>(at + j), place,
+                         t.geometry.quant_scale, t.geometry.edge)
+                  .point;
         }
       } else {
         for (std::uint64_t j = 0; j < k; ++j) {

@@ -128,9 +128,8 @@ struct StoredLeaves {
   const TreeStore& store;
   template <class Fn>
   void each(std::uint32_t id, Fn&& fn) const {
-    store.read().for_each_point(id, [&](const Point& p, const QuantPoint& q, const std::byte*) {
-      fn(q, p.rgba, 0u);
-    });
+    store.read().for_each_point(
+        id, [&](const Point& p, const QuantPoint& q, const std::byte*) { fn(q, p.rgba, 0u); });
   }
 };
 

@@ -113,7 +113,8 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
     const std::byte* records = nullptr;
     if (node.leaf()) {
       for (std::uint64_t j = 0; j < k; ++j) {
-        out[done + j] = view.point_at(node, t.chunks.bytes(c), static_cast<std::uint32_t>(at + j)).point;
+        out[done + j] =
+            view.point_at(node, t.chunks.bytes(c), static_cast<std::uint32_t>(at + j)).point;
       }
       records = t.chunks.records(c);
     } else {

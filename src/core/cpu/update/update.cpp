@@ -76,7 +76,8 @@ void Updater::run(std::span<const Point> batch, std::span<const std::byte> recor
       // A point is rounded to its leaf's step before anything reads its position (its voxel
       // cells, its Random key): from here on it is the point stored (detail/point_codec.hpp).
       pool_.parallel_for(b.size(), kCpuPointGrain, [&](unsigned, std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) b.q[i] = round_to_leaf(b.q[i], nodes_[b.node_of[i]].level);
+        for (std::size_t i = lo; i < hi; ++i)
+          b.q[i] = round_to_leaf(b.q[i], nodes_[b.node_of[i]].level);
       });
     }
     sample(b);
