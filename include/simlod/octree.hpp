@@ -268,10 +268,11 @@ class Octree {
   /// inserting them batch by batch. `points` are relative to root_cube(cube).min, as insert()
   /// takes them. The result equals create(cube, config) followed by insert() and update() of
   /// the same points (the same nodes, the same points per leaf, the same voxel cells; first-come
-  /// voxel colours may come from other points of their cell), and it is a normal octree: it
-  /// renders, and update() inserts more batches into it (with Random or Average colours, the
-  /// voxel index that keeps them exact is made at the first batch). stats().build holds the
-  /// timings.
+  /// voxel colours may come from other points of their cell; with PointEncoding::Quantized16,
+  /// inserted as one batch, of at most max_batch_points, since batches change how points are
+  /// rounded), and it is a normal octree: it renders, and update() inserts more batches into it
+  /// (with Random or Average colours, the voxel index that keeps them exact is made at the
+  /// first batch). stats().build holds the timings.
   /// Blocks until done. Throws InvalidInput for a bad configuration, an empty span or a bad
   /// point (naming its index), CapacityError when the tree does not fit into the memory
   /// reserve (config.memory_bytes, or memory_fraction of the device's free memory after the
