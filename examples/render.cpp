@@ -185,6 +185,10 @@ int main(int argc, char** argv) {
                "keep the attributes the --color list needs in the octree (OctreeConfig::"
                "channels) and colour each picture from them, instead of colouring the points "
                "as they load: one load for several attribute colours");
+  bool quantized = false;
+  app.add_flag("--quantized", quantized,
+               "leaves keep their points as 16 bits per axis within the leaf, 10 bytes instead "
+               "of 16 (PointEncoding::Quantized16)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -195,6 +199,7 @@ int main(int argc, char** argv) {
     simlod::OctreeConfig config;
     config.backend = simlod::parse_backend(backend_name);
     config.sampling = simlod::examples::sampling_of(sampling);
+    if (quantized) config.point_encoding = simlod::PointEncoding::Quantized16;
     if (config.sampling != simlod::Sampling::FirstCome) {
       bulk = true;  // one build is faster than batches for points that fit in memory
     }
