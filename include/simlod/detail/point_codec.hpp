@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "simlod/detail/chunk_fit.hpp"
 #include "simlod/detail/hd.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/point.hpp"
@@ -57,14 +58,10 @@ SIMLOD_HD constexpr PointLayout point_layout(std::uint32_t chunk_capacity,
     l.records_offset = std::uint64_t{16} * chunk_capacity;
     return l;
   }
-  const std::uint64_t bytes = std::uint64_t{chunk_capacity} * (16 + record_bytes);
-  std::uint64_t c = bytes / (kQuantizedPointBytes + record_bytes);
-  const auto fits = [&](std::uint64_t n) {
-    return (n * kQuantizedPointBytes + 15) / 16 * 16 + n * record_bytes <= bytes;
-  };
-  while (c > 1 && !fits(c)) --c;
+  const std::uint64_t c = samples_that_fit(std::uint64_t{chunk_capacity} * (16 + record_bytes),
+                                           kQuantizedPointBytes, record_bytes);
   l.capacity = static_cast<std::uint32_t>(c);
-  l.records_offset = (c * kQuantizedPointBytes + 15) / 16 * 16;
+  l.records_offset = pad16(c * kQuantizedPointBytes);
   return l;
 }
 

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "simlod/detail/chunk_fit.hpp"
 #include "simlod/detail/hd.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/point.hpp"
@@ -43,13 +44,9 @@ SIMLOD_HD constexpr VoxelLayout voxel_layout(std::uint64_t bytes, std::uint32_t 
   const std::uint32_t each = voxel_bytes(grid_bits);
   VoxelLayout l{};
   l.high_bytes = each - 4;
-  std::uint64_t c = bytes / (each + record_bytes);
-  const auto fits = [&](std::uint64_t n) {
-    return (n * each + 15) / 16 * 16 + n * record_bytes <= bytes;
-  };
-  while (c > 1 && !fits(c)) --c;
+  const std::uint64_t c = samples_that_fit(bytes, each, record_bytes);
   l.capacity = static_cast<std::uint32_t>(c);
-  l.records_offset = (c * each + 15) / 16 * 16;
+  l.records_offset = pad16(c * each);
   return l;
 }
 
