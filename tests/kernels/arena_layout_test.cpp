@@ -57,7 +57,8 @@ TEST(ArenaLayout, VoxelChunksFitBeforeTheTrailerAndMatchTheCpuStore) {
         EXPECT_LE(end, a.voxels.records_offset);
         EXPECT_LE(a.voxels.records_offset + std::uint64_t{a.voxels.capacity} * a.record_bytes,
                   a.chunk_bytes - 16);
-        EXPECT_LE(a.records_offset + std::uint64_t{cap} * a.record_bytes, a.chunk_bytes - 16);
+        EXPECT_LE(a.points.records_offset + std::uint64_t{cap} * a.record_bytes,
+                  a.chunk_bytes - 16);
       }
     }
   }

@@ -41,7 +41,6 @@ ArenaLayout layout() {
   ArenaLayout l;
   l.chunk_capacity = kCap;
   l.points = point_layout(kCap, 0, false);
-  l.records_offset = l.points.records_offset;
   l.chunk_bytes = kChunkBytes;
   l.voxels = voxel_layout(kCap * sizeof(Point), 0, geometry().grid_bits);
   return l;

@@ -50,13 +50,15 @@ class Buffer {
 
 class Driver {
  public:
-  /// `d_records`: the points' channel records (t.writer.record_bytes each), or nullptr.
-  Driver(TreeStore& t, const Point* d_points, const std::byte* d_records, std::uint32_t n)
+  /// `d_records`: the points' channel records (t.writer.record_bytes each), or nullptr;
+  /// `quantized_input`: build_bulk()'s.
+  Driver(TreeStore& t, const Point* d_points, const std::byte* d_records, std::uint32_t n,
+         bool quantized_input)
       : t_(t), s_(t.stream_handle()), n_(n), readback_(make_pinned(64 * sizeof(std::uint32_t))) {
     v_ = BulkView{};
     v_.tree = t.writer;
     v_.d_points = d_points;
-    v_.quantized_input = false;
+    v_.quantized_input = quantized_input;
     v_.d_records = d_records;
     v_.points = n;
     v_.limit = t.config.max_points_per_leaf;
@@ -69,8 +71,6 @@ class Driver {
         std::min<std::uint64_t>(t.layout.max_nodes, 1 + 8 * inner_bound));
     inner_bound_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, inner_bound));
   }
-  /// The points hold quantised positions (build_bulk()'s quantized_input).
-  void quantized_input(bool yes) { v_.quantized_input = yes; }
 
   void run(BuildStats& stats) {
     const EventHandle start = make_event(), split = make_event(), end = make_event();
@@ -555,9 +555,7 @@ void build_bulk(TreeStore& t, std::span<const Point> host, std::span<const std::
       copy_to_device_staged(input_records.get(), records.data(), records.size(), s);
       d_records = static_cast<const std::byte*>(input_records.get());
     }
-    bulk::Driver driver(t, points, d_records, static_cast<std::uint32_t>(n));
-    driver.quantized_input(quantized_input);
-    driver.run(stats);
+    bulk::Driver(t, points, d_records, static_cast<std::uint32_t>(n), quantized_input).run(stats);
     if (d_records != nullptr) stats.scratch_bytes += records.size();
     // The incremental builder's voxel index is made when a batch first needs it (index_tree).
     t.index.set_ready(false);

@@ -48,7 +48,6 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.record_bytes = channel_layout(config.channels).record_bytes;
   a.points = point_layout(config.chunk_capacity, a.record_bytes,
                           config.point_encoding == PointEncoding::Quantized16);
-  a.records_offset = a.points.records_offset;
   a.chunk_bytes = chunk_bytes_for(config.chunk_capacity, a.record_bytes);
   a.voxels = voxel_layout(std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes),
                           a.record_bytes, geometry.grid_bits);

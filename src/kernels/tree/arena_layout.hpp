@@ -36,7 +36,7 @@ struct ArenaLayout {
   std::uint32_t max_chunks = 0;     ///< chunk ids (and pool entries) that can exist
   std::uint32_t max_batch = 0;      ///< points per batch (sizes the builder's scratch)
   /// 16 * chunk_capacity, then with attribute channels the chunk's records (chunk_capacity *
-  /// record_bytes, rounded up to 16) at records_offset, then 16 (trailer with the next id)
+  /// record_bytes, rounded up to 16) at points.records_offset, then 16 (trailer with the next id)
   std::uint64_t chunk_bytes = 0;
   std::uint32_t chunk_capacity = 0;
   AttributeMask channels = 0;      ///< OctreeConfig::channels
@@ -44,7 +44,6 @@ struct ArenaLayout {
   /// A leaf's chunk: chunk_capacity Points, or quantised points in the same bytes
   /// (OctreeConfig::point_encoding, detail/point_codec.hpp), as in the CPU store
   PointLayout points;
-  std::uint64_t records_offset = 0;  ///< of a leaf chunk's records (points.records_offset)
   /// An inner node's chunk: compact voxels in the chunk_capacity * (16 + record_bytes) bytes
   /// before the trailer, as in the CPU store (detail/voxel_codec.hpp)
   VoxelLayout voxels;

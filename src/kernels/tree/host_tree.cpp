@@ -119,8 +119,9 @@ NodeSnapshot build_snapshot(const HostTreeCopy& copy, const OctreeGeometry& geom
         }
       }
       if (records.record_bytes != 0) {
-        unpack_records(base + (n.leaf ? layout.records_offset : layout.voxels.records_offset),
-                       static_cast<std::size_t>(take), records, n.attributes);
+        unpack_records(
+            base + (n.leaf ? layout.points.records_offset : layout.voxels.records_offset),
+            static_cast<std::size_t>(take), records, n.attributes);
       }
       done += take;
       if (k + 1 == d.chunks && chunk != d.tail) corrupt(i, "the list does not end at its tail");

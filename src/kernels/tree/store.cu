@@ -160,7 +160,7 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
       }
       if (attributes != nullptr && records.record_bytes != 0) {
         const std::uint64_t offset =
-            leaf ? t.layout.records_offset : t.layout.voxels.records_offset;
+            leaf ? t.layout.points.records_offset : t.layout.voxels.records_offset;
         unpack_records(chunk.data() + offset + at * records.record_bytes, k, records, *attributes);
       }
       done += k;

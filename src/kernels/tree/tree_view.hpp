@@ -52,10 +52,9 @@ struct TreeView {
   std::uint64_t chunk_bytes;
   std::uint64_t dense_grid_bytes;  ///< of a dense grid (the bulk builder's, dense_words())
   OccupancyLayout occupancy;
-  std::uint64_t records_offset;  ///< of a leaf chunk's channel records from its start
-  std::uint32_t record_bytes;    ///< channel record per sample; 0 = no channels
-  VoxelLayout voxels;            ///< an inner node's chunk (detail/voxel_codec.hpp)
-  PointLayout leaf_layout;       ///< a leaf's chunk (detail/point_codec.hpp)
+  std::uint32_t record_bytes;  ///< channel record per sample; 0 = no channels
+  VoxelLayout voxels;          ///< an inner node's chunk (detail/voxel_codec.hpp)
+  PointLayout leaf_layout;     ///< a leaf's chunk (detail/point_codec.hpp)
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -105,7 +104,7 @@ struct TreeView {
 
   /// The channel records of a leaf's chunk (record k beside point k; record_bytes > 0).
   SIMLOD_HD std::byte* chunk_records(std::uint32_t chunk) const {
-    return chunk_bytes_of(chunk) + records_offset;
+    return chunk_bytes_of(chunk) + leaf_layout.records_offset;
   }
 
   /// The channel records of an inner node's chunk (record k beside voxel k).
@@ -208,7 +207,6 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.chunk_bytes = layout.chunk_bytes;
   v.dense_grid_bytes = layout.dense_grid_bytes;
   v.occupancy = layout.occupancy;
-  v.records_offset = layout.records_offset;
   v.record_bytes = layout.record_bytes;
   v.voxels = layout.voxels;
   v.leaf_layout = layout.points;
