@@ -17,7 +17,8 @@
 // Counters: build_MPps (points / (split + voxelize)), split_ms, voxelize_ms, total_ms (the
 // whole build() call), memory per input point of the finished tree (B_per_pt_tree), of the
 // builder's scratch (B_per_pt_scratch) and of that the voxel colours' accumulators
-// (B_per_pt_filter), nodes and depth. Median of 5 after a warm-up build.
+// (B_per_pt_filter), nodes and depth; then Octree::compact() of the tree (compact_ms,
+// B_per_pt_compact). Median of 5 after a warm-up build.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -40,7 +41,9 @@ using simlod::bench::scene;
 
 constexpr int kRepetitions = 5;
 
-void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n) {
+/// The build's counters, then the tree finished by Octree::compact() (default chunk capacity;
+/// host clock: compact_ms; B_per_pt_compact: the compacted tree per input point).
+void report(benchmark::State& state, simlod::Octree& tree, std::uint64_t n) {
   const simlod::OctreeStats s = tree.stats();
   const simlod::BuildStats& b = s.build;
   const double ms = b.split_ms + b.voxelize_ms;
@@ -62,6 +65,13 @@ void report(benchmark::State& state, const simlod::Octree& tree, std::uint64_t n
   state.counters["points"] = static_cast<double>(n);
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;
+  const auto start = std::chrono::steady_clock::now();
+  tree.compact();
+  state.counters["compact_ms"] =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const simlod::OctreeStats c = tree.stats();
+  state.counters["B_per_pt_compact"] =
+      per_point(c.bytes_points + c.bytes_voxels + c.bytes_grids + c.bytes_nodes);
 }
 
 void cuda_build(benchmark::State& state, Order order, bool large,
@@ -92,7 +102,7 @@ void cuda_build(benchmark::State& state, Order order, bool large,
   }
   (void)simlod::Octree::build(*batch, s.bounds, config);  // warm-up: module load, first touch
   for (auto _ : state) {
-    const simlod::Octree tree = simlod::Octree::build(*batch, s.bounds, config);
+    simlod::Octree tree = simlod::Octree::build(*batch, s.bounds, config);
     report(state, tree, n);
   }
 }
@@ -136,7 +146,7 @@ void host_build(benchmark::State& state, simlod::Backend backend, Order order,
   };
   if (cuda) (void)build();  // warm-up: module load, first touch
   for (auto _ : state) {
-    const simlod::Octree tree = build();
+    simlod::Octree tree = build();
     report(state, tree, n);
   }
 }

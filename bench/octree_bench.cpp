@@ -23,6 +23,10 @@
 // attributes are made up per point and inserted with insert_now(points, attributes) (CUDA; the
 // records' copy counts in upload_ms) or insert(points, attributes) (CPU, untimed).
 //
+// After the timed batches every run finishes its tree with Octree::compact() (default chunk
+// capacity; host clock: compact_ms) and reports the memory per input point of the compacted
+// tree (B_per_pt_compact_*).
+//
 // Counters: update_MPps (points / summed update time), avg/max_update_ms per batch,
 // upload_ms (per batch) and upload_GBps, memory per input point by category (B_per_pt_*),
 // nodes and depth of the finished tree. Repetitions report mean, median and spread.
@@ -82,22 +86,42 @@ std::vector<simlod::PointAttributes> batch_attributes(std::uint64_t n, simlod::A
   return out;
 }
 
+/// Memory per input point by category: B_per_pt_<prefix>points, ...voxels, ...grids, ...nodes
+/// and ...total.
+void report_memory(benchmark::State& state, const simlod::OctreeStats& s, std::uint64_t points,
+                   const std::string& prefix) {
+  const auto per_point = [&](std::uint64_t bytes) {
+    return static_cast<double>(bytes) / static_cast<double>(points);
+  };
+  state.counters["B_per_pt_" + prefix + "points"] = per_point(s.bytes_points);
+  state.counters["B_per_pt_" + prefix + "voxels"] = per_point(s.bytes_voxels);
+  state.counters["B_per_pt_" + prefix + "grids"] = per_point(s.bytes_grids);
+  state.counters["B_per_pt_" + prefix + "nodes"] = per_point(s.bytes_nodes);
+  state.counters["B_per_pt_" + prefix + "total"] =
+      per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
+  state.counters["B_per_pt_" + prefix + "reserved"] = per_point(s.bytes_reserved);
+}
+
 void report_tree(benchmark::State& state, const simlod::OctreeStats& s, std::uint64_t points) {
   const auto per_point = [&](std::uint64_t bytes) {
     return static_cast<double>(bytes) / static_cast<double>(points);
   };
-  state.counters["B_per_pt_points"] = per_point(s.bytes_points);
-  state.counters["B_per_pt_voxels"] = per_point(s.bytes_voxels);
-  state.counters["B_per_pt_grids"] = per_point(s.bytes_grids);
-  state.counters["B_per_pt_nodes"] = per_point(s.bytes_nodes);
-  state.counters["B_per_pt_total"] =
-      per_point(s.bytes_points + s.bytes_voxels + s.bytes_grids + s.bytes_nodes);
+  report_memory(state, s, points, "");
   state.counters["B_per_pt_filter"] = per_point(s.bytes_filter);
   std::uint64_t channels = 0;
   for (const std::uint64_t bytes : s.bytes_channels) channels += bytes;
   state.counters["B_per_pt_channels"] = per_point(channels);  // within points + voxels
   state.counters["nodes"] = static_cast<double>(s.nodes);
   state.counters["depth"] = s.depth;
+}
+
+/// Finishes `tree` with Octree::compact() and reports its time and the memory per point after.
+void report_compact(benchmark::State& state, simlod::Octree& tree, std::uint64_t points) {
+  const auto start = std::chrono::steady_clock::now();
+  tree.compact();
+  state.counters["compact_ms"] =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  report_memory(state, tree.stats(), points, "compact_");
 }
 
 void report_batches(benchmark::State& state, std::uint64_t points, double total_ms, double max_ms,
@@ -173,6 +197,7 @@ void cuda_update(benchmark::State& state, Order order, bool backed = false,
     state.counters["grow_ms"] = stats.memory_grow_ms;
     state.counters["upload_GBps"] = static_cast<double>(n * sizeof(Point)) / (upload * 1e6);
     report_tree(state, stats, n);
+    report_compact(state, tree, n);
   }
 }
 
@@ -216,6 +241,7 @@ void cpu_update(benchmark::State& state, Order order,
     report_batches(state, n, total + finalize_ms, worst, batches);
     state.counters["finalize_ms"] = finalize_ms;
     report_tree(state, tree.stats(), n);
+    report_compact(state, tree, n);
   }
 }
 

@@ -4,7 +4,8 @@
 // high-quality and eye-dome variants of the overview, and the colour modes that read attribute
 // channels (a second tree keeps intensity and classification: the generator's ground-truth
 // classes, and an intensity made up from height and position) next to rgb on that tree, and
-// *_quantized runs on a third tree whose leaves hold PointEncoding::Quantized16 points. CUDA
+// *_quantized runs on a third tree whose leaves hold PointEncoding::Quantized16 points, and
+// *_compact runs on the first (or the third) tree finished by Octree::compact(). CUDA
 // times come from events around the device work; CPU times from the host clock. Each benchmark
 // renders 5 warm-up frames, then kFrames timed frames, and reports the median.
 //
@@ -51,10 +52,11 @@ constexpr simlod::AttributeMask kChannels =
     simlod::attribute_bit(simlod::Attribute::Classification);
 
 /// The octree of `n` scan-ordered synthetic points on `backend`, built once; with `channels`,
-/// keeping kChannels; with `quantized`, its leaves holding PointEncoding::Quantized16 points.
-Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized) {
-  static std::map<std::tuple<int, bool, bool>, Tree> cache;
-  const std::tuple key{static_cast<int>(backend), channels, quantized};
+/// keeping kChannels; with `quantized`, its leaves holding PointEncoding::Quantized16 points;
+/// with `compacted`, finished by Octree::compact() (default chunk capacity).
+Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized, bool compacted) {
+  static std::map<std::tuple<int, bool, bool, bool>, Tree> cache;
+  const std::tuple key{static_cast<int>(backend), channels, quantized, compacted};
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   simlod::synth::Generator gen({.points = n, .seed = 1});
@@ -88,6 +90,7 @@ Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized) {
     }
     t.octree->update();
   }
+  if (compacted) t.octree->compact();
   return cache.emplace(key, std::move(t)).first->second;
 }
 
@@ -104,6 +107,7 @@ struct Case {
   simlod::ColorMode color = simlod::ColorMode::Rgb;
   bool channels = false;   ///< the tree with kChannels (implied by an attribute colour)
   bool quantized = false;  ///< the tree with Quantized16 leaf points
+  bool compacted = false;  ///< the tree finished by Octree::compact()
 };
 
 void render(benchmark::State& state, Backend backend, Case c) {
@@ -114,7 +118,8 @@ void render(benchmark::State& state, Backend backend, Case c) {
   const std::uint64_t n = backend == Backend::Cuda
                               ? env_points("SIMLOD_BENCH_POINTS", 100'000'000)
                               : env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
-  Tree& t = tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb, c.quantized);
+  Tree& t =
+      tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb, c.quantized, c.compacted);
   simlod::View view = simlod::examples::named_view(c.view, t.box, kWidth, kHeight);
   view.lod_threshold = c.threshold;
   view.quality = c.quality;
@@ -176,6 +181,22 @@ SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized, "closeup", 128.0f, Q::Fast, fal
                     true);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
                     true);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_compact, "overview", 128.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute_compact, "overview", 0.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_compact, "closeup", 128.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact, "overview", 128.0f, Q::Fast, false,
+                    C::Rgb, false, true, true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact, "closeup", 128.0f, Q::Fast, false, C::Rgb,
+                    false, true, true);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact, "overview", 0.0f, Q::Fast, false,
+                    C::Rgb, false, true, true);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb,
+                    false, true, true);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);

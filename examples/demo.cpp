@@ -167,6 +167,11 @@ int run(Options o) {
   s.refused = streamer.progress().points_refused;
   bar.finish();
   writer.wait();
+  if (o.compact && streamer.done()) {
+    const auto t0 = Clock::now();
+    streamer.compact();
+    s.compact_ms = demo::ms_since(t0);
+  }
 
   demo::write_pictures(o, streamer.octree(), fb, box, data_has_color);
   const simlod::OctreeStats t = streamer.octree().stats();
@@ -245,6 +250,9 @@ int main(int argc, char** argv) {
                "leaves keep their points as 16 bits per axis within the leaf, 10 bytes instead "
                "of 16 (PointEncoding::Quantized16: within half a step of 1/65536 of the leaf "
                "they first went into)");
+  app.add_flag("--compact", o.compact,
+               "once loaded, finish the octree with Octree::compact(): smaller chunks and no "
+               "occupancy grids, so it takes less memory (it takes no more points)");
   CLI11_PARSE(app, argc, argv);
   try {
     ex::check_camera(o.camera);  // before anything is loaded

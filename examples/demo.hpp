@@ -38,6 +38,8 @@ struct Options {
   std::string sampling = "first";  ///< voxel colours (both runs)
   /// --quantized: leaves keep their points as 16 bits per axis (PointEncoding::Quantized16)
   bool quantized = false;
+  /// --compact: finish the octree with Octree::compact() before the pictures and the summary
+  bool compact = false;
 };
 
 /// The leaves' point encoding of --quantized.
@@ -57,6 +59,7 @@ struct Summary {
   double load_seconds = 0.0;  ///< bulk: reading every point
   BuildStats build;           ///< bulk: Octree::build's timings
   std::string sampling = "first";
+  double compact_ms = -1.0;  ///< --compact: Octree::compact()'s time (-1: not compacted)
 };
 
 double ms_since(Clock::time_point t);

@@ -74,8 +74,8 @@ int run_bulk(Options o) {
   s.sampling = o.sampling;
   s.points = in.points.size();
   s.load_seconds = ms_since(start) / 1000.0;
-  const Octree tree = o.channels ? Octree::build(in.points, in.attributes, in.bounds, config)
-                                 : Octree::build(in.points, in.bounds, config);
+  Octree tree = o.channels ? Octree::build(in.points, in.attributes, in.bounds, config)
+                           : Octree::build(in.points, in.bounds, config);
   s.seconds = ms_since(start) / 1000.0;
   s.build = tree.stats().build;
   std::vector<Point>().swap(in.points);  // the octree holds its own copy
@@ -94,6 +94,11 @@ int run_bulk(Options o) {
     s.frames_written = 1;
   }
 
+  if (o.compact) {
+    const auto t0 = Clock::now();
+    tree.compact();
+    s.compact_ms = ms_since(t0);
+  }
   write_pictures(o, tree, fb, box, in.has_color);
   const OctreeStats t = tree.stats();
   print_bulk_summary(s, in, tree.backend());

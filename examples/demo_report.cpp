@@ -51,6 +51,10 @@ void print_octree(const Options& o, const Summary& s, const OctreeStats& t) {
   fmt::print("  memory: points {:.1f} MiB, voxels {:.1f} MiB, grids {:.1f} MiB, nodes {:.1f} MiB\n",
              static_cast<double>(t.bytes_points) / mib, static_cast<double>(t.bytes_voxels) / mib,
              static_cast<double>(t.bytes_grids) / mib, static_cast<double>(t.bytes_nodes) / mib);
+  if (s.compact_ms >= 0.0) {
+    fmt::print("  compacted in {:.0f} ms (chunks of {} points, no occupancy grids)\n", s.compact_ms,
+               t.points_per_chunk);
+  }
   if (s.refused > 0) {
     fmt::print("  {} points could not be inserted: the device memory was full\n", s.refused);
   }
@@ -105,6 +109,8 @@ std::string stats_json(const Summary& s, const OctreeStats& t, Backend backend) 
       s.renders, t.nodes, t.leaves, t.inner_nodes, t.voxels, bytes, t.bytes_points, t.bytes_voxels,
       t.bytes_grids, t.bytes_nodes, s.refused, s.errors.size(), s.bulk ? "true" : "false",
       json_string(s.sampling), s.updates_over_budget);
+  if (s.compact_ms >= 0.0)
+    json += fmt::format(",\n  \"compact_ms\": {}", json_number(s.compact_ms));
   if (s.bulk) {
     json += fmt::format(
         ",\n  \"load_seconds\": {},\n  \"build_ms\": {},\n  \"split_ms\": {},\n"

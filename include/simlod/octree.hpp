@@ -125,6 +125,10 @@ struct OctreeConfig {
   int device = 0;
 };
 
+/// Octree::compact()'s chunk capacity: a quarter of OctreeConfig's default (4 KiB chunks of
+/// points), which keeps the leaves' partly filled last chunks near 1% of the points' bytes.
+inline constexpr std::uint32_t kCompactChunkCapacity = 256;
+
 struct UpdateStats {
   std::uint64_t batches = 0;       ///< batches inserted by this update() call
   std::uint64_t points = 0;        ///< points inserted by this call
@@ -183,6 +187,8 @@ struct OctreeStats {
   /// what of it is not yet used by points, voxels, grids and nodes (pooled chunks count as free).
   std::uint64_t bytes_reserved = 0, bytes_free = 0;
   std::uint64_t batches_queued = 0;
+  /// Octree::compact() finished the tree: no occupancy grids, no pool; it takes no more points.
+  bool compacted = false;
   /// CUDA: times the reserve was backed with more device memory since create(), and the host
   /// time those steps took (a batch that needs a step waits for it). 0 on the CPU backend.
   std::uint64_t memory_grow_steps = 0;
@@ -389,6 +395,22 @@ class Octree {
 
   /// Drops every queued batch; returns the points dropped.
   std::uint64_t discard_queued();
+
+  /// Finishes the tree: moves every node's samples, in order, into a new store of chunks of
+  /// `chunk_capacity` points (a leaf's last chunk is partly empty, so smaller chunks waste
+  /// less; an inner node's chunk holds about 2.7 times as many voxels) and frees what only
+  /// further batches need: the occupancy grids, the voxel index of Random and Average, the
+  /// chunk pool and the builder's working memory. Weighted's colours are computed first
+  /// (finalize()). The nodes, their samples and their order stay (the renderer draws the same
+  /// picture, snapshots and the node reader return the same samples); node ids stay;
+  /// config().chunk_capacity becomes `chunk_capacity`; stats().compacted is set. Afterwards
+  /// the octree takes no more points: insert(), insert_now() and prefetch() throw
+  /// InvalidInput. Calling it again re-chunks the tree. Peak memory: the tree twice (the new
+  /// store is filled beside the old one). Blocks until done. Throws InvalidInput when
+  /// batches are queued (update() or discard_queued() them first) or for a chunk_capacity
+  /// create() would refuse, CapacityError when the new store does not fit (memory_bytes, host
+  /// or device memory): the octree then stays as it was.
+  void compact(std::uint32_t chunk_capacity = kCompactChunkCapacity);
 
   [[nodiscard]] OctreeStats stats() const;
   /// Copies the whole tree to the host (nodes[0] = root); for tests, export and debugging.

@@ -147,6 +147,11 @@ class Streamer {
   /// and update() inserts nothing more. Points already inserted stay. Returns at once.
   void cancel();
 
+  /// Once done(): finishes the octree with Octree::compact() (`chunk_capacity` as there), so
+  /// that it holds the tree in less memory and takes no more points. Throws InvalidInput before
+  /// done(), and as Octree::compact() does.
+  void compact(std::uint32_t chunk_capacity = kCompactChunkCapacity);
+
   [[nodiscard]] const Octree& octree() const;
   [[nodiscard]] StreamProgress progress() const;
   /// True once every batch was inserted or skipped, or after cancel().

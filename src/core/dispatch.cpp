@@ -105,6 +105,18 @@ bool finalize(TreeStores& s, BuildStats& stats) {
   return cpu::finalize_colours(*s.cpu, s.cpu_update->pool, stats);
 }
 
+void compact(TreeStores& s, std::uint32_t chunk_capacity) {
+#if SIMLOD_HAS_CUDA
+  if (s.cuda) {
+    cuda::Owned<cuda::TreeStore> fresh = cuda::compact_store(*s.cuda, chunk_capacity);
+    s.cuda_update.reset();  // the builder's scratch and buffers go before their store
+    s.cuda = std::move(fresh);
+    return;
+  }
+#endif
+  cpu::compact(*s.cpu, chunk_capacity);
+}
+
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
 #if SIMLOD_HAS_CUDA
   if (s.cuda)
@@ -123,7 +135,7 @@ void prefetch([[maybe_unused]] TreeStores& s, [[maybe_unused]] std::span<const P
 
 std::optional<CudaBatchTiming> cuda_batch_timing([[maybe_unused]] const TreeStores& s) {
 #if SIMLOD_HAS_CUDA
-  if (s.cuda) {
+  if (s.cuda && s.cuda_update) {
     if (const CudaBatchTiming* t = cuda::last_timing(*s.cuda_update)) return *t;
   }
 #endif

@@ -69,6 +69,9 @@ void insert_batch(TreeStores& s, const BatchSource& batch, std::size_t first, st
 /// Computes the colours that batches left first-come (Sampling::Weighted); see
 /// Octree::finalize(); false when there was nothing to compute (`stats` then untouched).
 bool finalize(TreeStores& s, BuildStats& stats);
+/// Octree::compact(): moves the tree into a store of chunks of `chunk_capacity` and drops
+/// what only further batches need; throws CapacityError with the store unchanged.
+void compact(TreeStores& s, std::uint32_t chunk_capacity);
 /// Starts moving `batch` to where insert_batch() reads it (CUDA: an asynchronous copy into a
 /// free device batch buffer); the CPU reads batches in place and does nothing.
 void prefetch(TreeStores& s, std::span<const Point> batch);

@@ -91,12 +91,14 @@ void queue_batch(detail::OctreeImpl& s, std::span<const Point> batch,
 
 void Octree::insert(std::span<const Point> batch) {
   detail::OctreeImpl& s = impl();
+  detail::refuse_if_compacted(s, "insert");
   detail::check_channel_attributes(nullptr, s.config.channels, batch.size(), "insert");
   queue_batch(s, batch, nullptr);
 }
 
 void Octree::insert(std::span<const Point> batch, const PointAttributes& attributes) {
   detail::OctreeImpl& s = impl();
+  detail::refuse_if_compacted(s, "insert");
   detail::check_channel_attributes(&attributes, s.config.channels, batch.size(), "insert");
   queue_batch(s, batch, &attributes);
 }
@@ -165,6 +167,7 @@ OctreeStats Octree::stats() const {
   detail::OctreeImpl& s = impl();
   OctreeStats out = detail::stats(s.store);
   out.batches_queued = s.queue.size();
+  out.compacted = s.compacted;
   if (const auto timing = detail::cuda_batch_timing(s.store)) {
     out.memory_grow_steps = timing->grow_steps;
     out.memory_grow_ms = timing->grow_ms;
@@ -280,7 +283,11 @@ std::uint64_t Octree::read_node(std::uint32_t id, std::span<Point> out, std::uin
   return detail::read_node(impl().store, id, first, out, &attributes);
 }
 
-void Octree::prefetch(std::span<const Point> batch) { detail::prefetch(impl().store, batch); }
+void Octree::prefetch(std::span<const Point> batch) {
+  detail::OctreeImpl& s = impl();
+  detail::refuse_if_compacted(s, "prefetch");
+  detail::prefetch(s.store, batch);
+}
 
 const Bounds& Octree::cube() const { return impl().geometry.cube; }
 Backend Octree::backend() const { return impl().config.backend; }

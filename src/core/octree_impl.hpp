@@ -39,7 +39,12 @@ struct OctreeImpl {
   /// The first failure other than CapacityError or InvalidInput while the tree was written
   /// (what() of it); non-empty = the failed state: every call throws StateError.
   std::string failure;
+  /// Octree::compact() ran: the tree takes no more points.
+  bool compacted = false;
 };
+
+/// Throws InvalidInput when compact() finished the tree (`call`: the refused method).
+void refuse_if_compacted(const OctreeImpl& s, std::string_view call);
 
 /// Inserts points [begin, end) of a validated batch (at most config.max_batch_points): all at
 /// once, or, when the backend refuses them with CapacityError (all or nothing), in halves

@@ -48,6 +48,7 @@ UpdateStats Octree::insert_now(DeviceBatch& batch) {
   const auto start = std::chrono::steady_clock::now();
   UpdateStats stats;
   try {
+    detail::refuse_if_compacted(s, "insert_now");
     refuse_when_queued(s);
     if (s.config.channels != 0) {
       throw InvalidInput(fmt::format(
@@ -87,6 +88,7 @@ UpdateStats Octree::insert_now(std::span<const Point> batch, std::size_t checked
   const auto start = std::chrono::steady_clock::now();
   UpdateStats stats;
   try {
+    detail::refuse_if_compacted(s, "insert_now");
     refuse_when_queued(s);
     detail::check_channel_attributes(attributes, s.config.channels, batch.size(), "insert_now");
     // Points a PinnedBatch::check() covered were checked against this cube's edge already.

@@ -118,6 +118,12 @@ void build_bulk(TreeStore& store, std::span<const Point> host, std::span<const s
 /// to compute. Throws as rebuild_for_colours (the store then keeps its first-come colours).
 bool recolour_in_place(TreeStore& store, BuildStats& stats);
 
+/// Octree::compact(): a new store holding `store`'s nodes and samples (in order; node ids
+/// kept) in chunks of `chunk_capacity`, sized to fit them exactly, without occupancy grids or
+/// a chunk pool (kernels/tree/compact.cu). Throws CapacityError when it does not fit beside
+/// `store` (which stays as it was).
+[[nodiscard]] Owned<TreeStore> compact_store(const TreeStore& store, std::uint32_t chunk_capacity);
+
 // DeviceBatch (kernels/update/device_batch.cu).
 /// Device memory for `capacity` points on `device`; CapacityError when it cannot be had.
 [[nodiscard]] Owned<DeviceBatchStore> create_device_batch(std::size_t capacity, int device);

@@ -70,6 +70,11 @@ inline constexpr int kSplatBlock = 256;
 /// Renderer: splat blocks per SM. The blocks stride over the chunk work list (its length is on
 /// the device); 8 resident blocks of 256 threads fill an SM, twice that covers the tail.
 inline constexpr int kSplatBlocksPerSm = 16;
+/// Renderer: chunk bytes a work-list entry covers in a compacted store (Octree::compact()),
+/// whose lists are consecutive chunks: an entry then spans as many of a node's chunks as make
+/// about this many bytes (a chunk of the default configuration: 1000 points, 1600 quantised
+/// ones, 2666 voxels), so that small chunks cost no more entries than those.
+inline constexpr std::uint64_t kRenderEntryBytes = 16'384;
 
 }  // namespace simlod::detail::cuda
 

@@ -187,6 +187,14 @@ bool Streamer::wait(std::chrono::microseconds timeout) {
 
 void Streamer::cancel() { impl().stop_loaders(); }
 
+void Streamer::compact(std::uint32_t chunk_capacity) {
+  if (!done()) {
+    throw InvalidInput(
+        "Streamer::compact: the stream is not done (update() until done(), or cancel() it)");
+  }
+  impl().octree->compact(chunk_capacity);
+}
+
 const Octree& Streamer::octree() const { return *impl().octree; }
 StreamProgress Streamer::progress() const { return impl().progress(); }
 bool Streamer::done() const {

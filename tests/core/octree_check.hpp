@@ -294,4 +294,16 @@ inline void expect_identical(const NodeSnapshot& a, const NodeSnapshot& b) {
   }
 }
 
+/// expect_identical(), and the samples' attribute channels (intensity, classification) alike.
+inline void expect_same_samples(const NodeSnapshot& a, const NodeSnapshot& b) {
+  expect_identical(a, b);
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    ASSERT_EQ(a.nodes[i].leaf, b.nodes[i].leaf) << "node " << i;
+    ASSERT_EQ(a.nodes[i].attributes.intensity, b.nodes[i].attributes.intensity) << "node " << i;
+    ASSERT_EQ(a.nodes[i].attributes.classification, b.nodes[i].attributes.classification)
+        << "node " << i;
+  }
+}
+
 }  // namespace simlod::test

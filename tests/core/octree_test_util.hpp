@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "simlod/attributes.hpp"
 #include "simlod/octree.hpp"
 #include "simlod/synth.hpp"
 
@@ -117,6 +118,37 @@ inline void insert_all(Octree& tree, std::span<const Point> points, std::size_t 
     if (++queued % per_update == 0) tree.update();
   }
   tree.update();
+}
+
+/// The bounds of `points` (a camera's box).
+inline Bounds box_of(std::span<const Point> points) {
+  Bounds box;
+  for (const Point& p : points) box.expand(p.x, p.y, p.z);
+  return box;
+}
+
+/// Made-up intensity and classification for `n` points from `first` on.
+inline PointAttributes made_up_attributes(std::size_t first, std::size_t n) {
+  PointAttributes a;
+  for (std::size_t i = first; i < first + n; ++i) {
+    a.intensity.push_back(static_cast<std::uint16_t>(i * 2654435761u >> 16));
+    a.classification.push_back(static_cast<std::uint8_t>(i % 7));
+  }
+  return a;
+}
+
+/// Inserts `points` in batches of `batch`, each with update() (with made-up_attributes() when
+/// the config keeps channels).
+inline void insert_batches(Octree& tree, std::span<const Point> points, std::size_t batch) {
+  for (std::size_t i = 0; i < points.size(); i += batch) {
+    const std::size_t n = std::min(batch, points.size() - i);
+    if (tree.config().channels != 0) {
+      tree.insert(points.subspan(i, n), made_up_attributes(i, n));
+    } else {
+      tree.insert(points.subspan(i, n));
+    }
+    (void)tree.update();
+  }
 }
 
 inline Octree build(const Bounds& bounds, const OctreeConfig& config, std::span<const Point> points,

@@ -24,29 +24,6 @@ OctreeConfig quantized(Sampling sampling, std::uint32_t leaf = 5'000, std::uint3
   return c;
 }
 
-/// Made-up intensity and classification for `n` points from `first` on.
-PointAttributes made_up_attributes(std::size_t first, std::size_t n) {
-  PointAttributes a;
-  for (std::size_t i = first; i < first + n; ++i) {
-    a.intensity.push_back(static_cast<std::uint16_t>(i * 2654435761u >> 16));
-    a.classification.push_back(static_cast<std::uint8_t>(i % 7));
-  }
-  return a;
-}
-
-/// Inserts `points` in batches of `batch` (with made-up channels when the config keeps any).
-void insert_batches(Octree& tree, std::span<const Point> points, std::size_t batch) {
-  for (std::size_t i = 0; i < points.size(); i += batch) {
-    const std::size_t n = std::min(batch, points.size() - i);
-    if (tree.config().channels != 0) {
-      tree.insert(points.subspan(i, n), made_up_attributes(i, n));
-    } else {
-      tree.insert(points.subspan(i, n));
-    }
-    (void)tree.update();
-  }
-}
-
 /// The same batches on both backends; colours compared where they do not depend on the order.
 void expect_batches_match(const Scene& s, const OctreeConfig& c, std::size_t batch) {
   Octree cpu = Octree::create(s.bounds, on_backend(c, Backend::Cpu));
@@ -117,8 +94,7 @@ TEST(GpuQuantized, TheRendererDrawsTheCpuImage) {
   Octree gpu = Octree::create(s.bounds, on_backend(c, Backend::Cuda));
   insert_batches(cpu, s.points, 100'000);
   insert_batches(gpu, s.points, 100'000);
-  Bounds box;
-  for (const Point& p : s.points) box.expand(p.x, p.y, p.z);
+  const Bounds box = box_of(s.points);
   Framebuffer fg(640, 400, Backend::Cuda), fc(640, 400, Backend::Cpu);
   for (float threshold : {0.0f, 64.0f}) {
     View v = View::overview(box, 640, 400, 30.0, 45.0);

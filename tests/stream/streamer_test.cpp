@@ -60,6 +60,20 @@ TEST(Streamer, SyntheticSceneGivesTheOctreeOfDirectInserts) {
   expect_same_tree(streamer.octree().snapshot(), direct.snapshot(), /*colours=*/true);
 }
 
+TEST(Streamer, CompactOnceDoneKeepsTheTree) {
+  const synth::SceneConfig scene{.points = 100000, .seed = 9, .order = synth::Order::Scan};
+  Streamer streamer = Streamer::synthetic(scene, cpu_stream(20000, 5000));
+  EXPECT_THROW(streamer.compact(), InvalidInput);  // nothing is in yet
+  EXPECT_FALSE(streamer.octree().stats().compacted);
+  EXPECT_TRUE(stream_to_end(streamer, 1ms).empty());
+  const NodeSnapshot before = streamer.octree().snapshot();
+  streamer.compact();
+  EXPECT_TRUE(streamer.octree().stats().compacted);
+  EXPECT_EQ(streamer.octree().stats().bytes_grids, 0u);
+  expect_identical(before, streamer.octree().snapshot());
+  EXPECT_EQ(streamer.update().points, 0u);
+}
+
 // Sampling::Weighted does not decompose per batch: the Streamer computes its colours when the
 // last batch is in (Octree::finalize()).
 TEST(Streamer, WeightedColoursAreFinalizedWhenTheLastBatchIsIn) {

@@ -182,4 +182,22 @@ SIMLOD_HD LeafSample load_point(const std::byte* chunk, const PointLayout& l, st
   return {quantized_point(q, *quantized_rgba(chunk, slot), cube_edge), q};
 }
 
+/// Copies point `from_slot` of a leaf's chunk laid out as `from_layout` to `to_slot` of one
+/// laid out as `to_layout` (the same encoding, another capacity), bits as stored; the channel
+/// record is the caller's.
+SIMLOD_HD void copy_point(const std::byte* from, const PointLayout& from_layout,
+                          std::uint32_t from_slot, std::byte* to, const PointLayout& to_layout,
+                          std::uint32_t to_slot) {
+  if (!from_layout.quantized) {
+    reinterpret_cast<Point*>(to)[to_slot] = reinterpret_cast<const Point*>(from)[from_slot];
+    return;
+  }
+  *quantized_rgba(to, to_slot) = *quantized_rgba(from, from_slot);
+  const std::uint16_t* a = quantized_codes(from, from_layout, from_slot);
+  std::uint16_t* b = quantized_codes(to, to_layout, to_slot);
+  b[0] = a[0];
+  b[1] = a[1];
+  b[2] = a[2];
+}
+
 }  // namespace simlod::detail

@@ -111,4 +111,13 @@ SIMLOD_HD Point decode_voxel(const std::byte* chunk, const VoxelLayout& l, std::
                      voxel_rgba(*voxel_word(chunk, slot)), grid_bits, edge);
 }
 
+/// Copies voxel `from_slot` of a chunk laid out as `from_layout` to `to_slot` of one laid out
+/// as `to_layout` (another capacity): its cell and colour; the channel record is the caller's.
+SIMLOD_HD void copy_voxel(const std::byte* from, const VoxelLayout& from_layout,
+                          std::uint32_t from_slot, std::byte* to, const VoxelLayout& to_layout,
+                          std::uint32_t to_slot) {
+  put_voxel(to, to_layout, to_slot, voxel_cell(from, from_layout, from_slot),
+            *voxel_word(from, from_slot));
+}
+
 }  // namespace simlod::detail

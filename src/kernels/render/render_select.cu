@@ -49,6 +49,12 @@ __global__ void __launch_bounds__(kSelectBlock)
               static_cast<unsigned long long>(n.count));
   }
   if (n.chunks == 0) return;
+  if (t.consecutive_chunks) {
+    const std::uint32_t g = entry_chunks(t), m = (n.chunks + g - 1) / g;
+    const std::uint32_t at = atomicAdd(&counters->entries, m);
+    for (std::uint32_t k = 0; k < m; ++k) entries[at + k] = make_uint2(n.head + k * g, i);
+    return;
+  }
   std::uint32_t at = atomicAdd(&counters->entries, n.chunks);
   std::uint32_t c = n.head;
   for (std::uint32_t k = 0; k < n.chunks; ++k, c = __ldg(t.chunk_next(c))) {

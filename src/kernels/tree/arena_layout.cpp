@@ -40,8 +40,11 @@ std::uint64_t scratch_budget(std::uint64_t max_nodes, std::uint64_t max_splits,
          max_batch * (sizeof(Point) + 8 + record_bytes) + kRegions * kArenaAlign;
 }
 
-ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
-                       const OctreeGeometry& geometry) {
+namespace {
+
+/// The parts of a layout that depend on the configuration alone: chunks, their samples,
+/// occupancy pages.
+ArenaLayout chunk_layouts(const OctreeConfig& config, const OctreeGeometry& geometry) {
   ArenaLayout a;
   a.chunk_capacity = config.chunk_capacity;
   a.channels = config.channels;
@@ -55,6 +58,38 @@ ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
   a.occupancy = occupancy_layout(
       geometry.grid_bits, std::uint64_t{config.chunk_capacity} * (sizeof(Point) + a.record_bytes));
   a.dense_grid_bytes = grid_bytes_for(geometry.grid_bits);
+  return a;
+}
+
+}  // namespace
+
+ArenaLayout plan_compact_arena(const OctreeConfig& config, const OctreeGeometry& geometry,
+                               std::uint32_t nodes, std::uint32_t chunks) {
+  ArenaLayout a = chunk_layouts(config, geometry);
+  a.compacted = true;
+  a.max_nodes = nodes;
+  a.max_chunks = chunks;
+  std::uint64_t at = align_up(sizeof(Control));
+  a.nodes = at;
+  at = align_up(at + std::uint64_t{nodes} * sizeof(DeviceNode));
+  a.links = at;
+  at = align_up(at + std::uint64_t{nodes} * sizeof(NodeLink));
+  a.pool = at;
+  a.dynamic_begin = at;
+  a.total_bytes = align_up(at + std::uint64_t{chunks} * a.chunk_bytes);
+  a.dynamic_end = a.total_bytes;
+  if (config.memory_bytes != 0 && a.total_bytes > config.memory_bytes) {
+    throw CapacityError(fmt::format(
+        "compact: the tree in chunks of {} samples takes {} bytes, more than memory_bytes = {}; "
+        "the octree is unchanged",
+        config.chunk_capacity, a.total_bytes, config.memory_bytes));
+  }
+  return a;
+}
+
+ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
+                       const OctreeGeometry& geometry) {
+  ArenaLayout a = chunk_layouts(config, geometry);
   a.max_batch = config.max_batch_points;
 
   // Every split costs a grid (a slot table and bricks), 8 nodes and a split-table entry. The

@@ -55,6 +55,9 @@ struct ArenaLayout {
   std::uint64_t nodes = 0, links = 0, pool = 0;
   std::uint64_t dynamic_begin = 0;  ///< end of the fixed tables, first chunk
   std::uint64_t dynamic_end = 0;    ///< end of the arena rounded down; grids grow down from it
+  /// A store that Octree::compact() made (plan_compact_arena): its chunks fill the arena up to
+  /// dynamic_end, and it has no occupancy grids, bricks, pool or builder scratch.
+  bool compacted = false;
 
   /// Bytes of the fixed tables (everything before dynamic_begin).
   [[nodiscard]] std::uint64_t fixed_bytes() const { return dynamic_begin; }
@@ -76,5 +79,12 @@ struct ArenaLayout {
 /// fit, saying what to change.
 [[nodiscard]] ArenaLayout plan_arena(std::uint64_t reserve_bytes, const OctreeConfig& config,
                                      const OctreeGeometry& geometry);
+
+/// The arena of a compacted store (Octree::compact()): the fixed tables for `nodes` nodes and
+/// exactly `chunks` chunks of config.chunk_capacity after them, no pool, no room for grids and
+/// no builder scratch. Throws CapacityError when config.memory_bytes (if set) is smaller.
+[[nodiscard]] ArenaLayout plan_compact_arena(const OctreeConfig& config,
+                                             const OctreeGeometry& geometry, std::uint32_t nodes,
+                                             std::uint32_t chunks);
 
 }  // namespace simlod::detail::cuda

@@ -25,7 +25,7 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
   s.chunks_pooled = c.pool_size;
   s.chunks_allocated = c.chunk_top;
   s.bricks = c.bricks;
-  s.chunks_bricks = brick_pages(c.bricks, layout.occupancy);
+  s.chunks_bricks = layout.compacted ? 0 : brick_pages(c.bricks, layout.occupancy);
   s.points_per_chunk = layout.points.capacity;
   s.voxels_per_chunk = layout.voxels.capacity;
   // Sample bytes of the chunks, channel records included (as the CPU backend counts them); the
@@ -40,8 +40,9 @@ OctreeStats tree_stats(const Control& c, const ArenaLayout& layout, std::uint64_
         (c.point_chunks * layout.points.capacity + c.voxel_chunks * layout.voxels.capacity) *
         attribute_width(static_cast<Attribute>(a));
   }
-  s.bytes_grids =
-      std::uint64_t{c.grid_count} * layout.occupancy.table_bytes + s.chunks_bricks * payload;
+  s.bytes_grids = layout.compacted ? 0
+                                   : std::uint64_t{c.grid_count} * layout.occupancy.table_bytes +
+                                         s.chunks_bricks * payload;
   s.bytes_nodes = std::uint64_t{c.node_count} * kNodeTableBytes;
   s.bytes_reserved = layout.total_bytes + layout.scratch_bytes;
   // Free = the gap between chunks and grids plus pooled chunks; the fixed tables (node table

@@ -35,10 +35,15 @@ void copy_nodes(const TreeStore& t, HostTreeCopy& copy) {
 }
 
 TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_)
-    : config(config_), geometry(geometry_), index(config_) {
-  layout = plan_arena(reserve_size(config), config, geometry);  // throws before allocating
+    : TreeStore(config_, geometry_, plan_arena(reserve_size(config_), config_, geometry_)) {}
+
+TreeStore::TreeStore(const OctreeConfig& config_, const OctreeGeometry& geometry_,
+                     const ArenaLayout& layout_)
+    : config(config_), geometry(geometry_), layout(layout_), index(config_) {
   arena = DeviceArena(layout.total_bytes, layout.dynamic_begin);
-  if (config.back_memory_at_create) arena.ensure(arena.size(), arena.size());  // all of it
+  if (config.back_memory_at_create || layout.compacted) {
+    arena.ensure(arena.size(), arena.size());  // all of it
+  }
   control_host = make_pinned(sizeof(Control));
   stream = make_stream();
   ready = make_event(cudaEventDisableTiming);

@@ -37,6 +37,8 @@ struct HostTreeCopy;  // kernels/tree/host_tree.hpp
 
 struct TreeStore {
   TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry);
+  /// An empty tree in an arena laid out as `layout` (plan_compact_arena()), all of it backed.
+  TreeStore(const OctreeConfig& config, const OctreeGeometry& geometry, const ArenaLayout& layout);
 
   [[nodiscard]] ReadView read() const { return {&writer, control.node_count, control.chunk_top}; }
   [[nodiscard]] cudaStream_t stream_handle() const { return stream.get(); }

@@ -55,6 +55,9 @@ struct TreeView {
   std::uint32_t record_bytes;  ///< channel record per sample; 0 = no channels
   VoxelLayout voxels;          ///< an inner node's chunk (detail/voxel_codec.hpp)
   PointLayout leaf_layout;     ///< a leaf's chunk (detail/point_codec.hpp)
+  /// Every node's list is consecutive chunk ids, head .. tail (a compacted store,
+  /// ArenaLayout::compacted), so readers may step through it without reading the links.
+  bool consecutive_chunks;
 
   /// The link of a node, for walks (links change only in the split decision pass).
   SIMLOD_HD NodeLink link(std::uint32_t node) const {
@@ -210,6 +213,7 @@ inline TreeView make_tree_view(std::byte* arena, const ArenaLayout& layout,
   v.record_bytes = layout.record_bytes;
   v.voxels = layout.voxels;
   v.leaf_layout = layout.points;
+  v.consecutive_chunks = layout.compacted;
   return v;
 }
 

@@ -15,6 +15,14 @@ std::uint32_t GridStore::acquire() {
   return static_cast<std::uint32_t>(tables_.size() - 1);
 }
 
+void GridStore::clear() noexcept {
+  tables_.clear();
+  tables_.shrink_to_fit();
+  bricks_.store(0, std::memory_order_relaxed);
+  page_at_.reset();
+  page_room_ = 0;
+}
+
 void GridStore::prepare_bricks(std::uint64_t more) {
   const std::uint64_t need = brick_pages(bricks() + more, layout_);
   if (need <= page_room_) return;

@@ -39,6 +39,9 @@ class GridStore {
   std::uint32_t acquire();
   /// Frees the grids from `count` on (their bricks stay until drop_bricks()).
   void truncate(std::uint64_t count) { tables_.resize(count); }
+  /// Forgets every grid and brick (Octree::compact(): the tree takes no more batches; the
+  /// pages are chunks, which the caller frees with their store).
+  void clear() noexcept;
 
   /// Room in the page table for `more` bricks beyond those claimed, so that set_word() does
   /// not reallocate it while threads read it. Throws std::bad_alloc.

@@ -134,7 +134,17 @@ struct TreeStore {
   std::uint64_t points = 0, voxels = 0;
   std::uint64_t point_chunks = 0, voxel_chunks = 0;
   std::uint32_t depth = 0;
+  /// compact() ran: no grids, no index, no pool; no builder writes the store again.
+  bool compacted = false;
 };
+
+/// Octree::compact(): moves every node's samples, in order, into a new chunk store of
+/// `chunk_capacity` (chunks handed out node by node in id order, each node's list consecutive
+/// and full but for its last chunk) and drops what only further batches need: the occupancy
+/// grids, the voxel index and the chunk pool. config.chunk_capacity becomes `chunk_capacity`.
+/// Throws CapacityError (memory_bytes or host memory) with the store unchanged
+/// (core/cpu/tree/compact.cpp).
+void compact(TreeStore& store, std::uint32_t chunk_capacity);
 
 /// From the running totals; does not walk the tree.
 [[nodiscard]] OctreeStats stats(const TreeStore& store);
