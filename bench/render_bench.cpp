@@ -201,6 +201,10 @@ SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_brute, "closeup", 0.0f);
+SIMLOD_RENDER_BENCH(Cpu, overview_lod_compact, "overview", 128.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
+SIMLOD_RENDER_BENCH(Cpu, overview_brute_compact, "overview", 0.0f, Q::Fast, false, C::Rgb, false,
+                    false, true);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod_channels_rgb, "overview", 128.0f, Q::Fast, false, C::Rgb,
                     true);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod_intensity, "overview", 128.0f, Q::Fast, false, C::Intensity);
