@@ -13,6 +13,9 @@ namespace {
 
 using BlockScan = cub::BlockScan<std::uint32_t, kBulkBlock>;
 
+/// Leaf samples a thread of the sample pass takes per step.
+constexpr std::uint32_t kSamplesPerThread = 4;
+
 /// Sets `cell` in the grid of the inner node of global rank `rank`; true for the one caller
 /// that set it, which emits the voxel. A plain atomicOr per thread: grouping the lanes of one
 /// word first (set_bit_once) costs a match per sample, and ncu showed this pass stalled on
@@ -59,23 +62,43 @@ __global__ void sample_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
     const std::uint32_t m = min_u32(cap, n.count - (chunk - n.head) * cap);
     const std::uint32_t rank = inner_begin + (leaf - child_begin) / 8;
     const std::uint32_t parent = v.d_inner[rank];
-    for (std::uint32_t step = 0; step < m; step += blockDim.x) {
-      const std::uint32_t s = step + threadIdx.x;
-      bool emits = false;
-      std::uint32_t cell = 0, rgba = 0;
-      if (s < m) {
-        const LeafSample p = v.tree.leaf_point(chunk, s, n);
-        cell = cell_index(p.q, level, g);
-        rgba = p.point.rgba;
-        emits = take(v, rank, cell);
+    // kSamplesPerThread samples a thread per step (a chunk of 1,000 points is one step), so
+    // that the step's one scan and two atomics (the parent's slots and the records) are paid
+    // per chunk rather than per kBulkBlock samples.
+    for (std::uint32_t step = 0; step < m; step += kSamplesPerThread * blockDim.x) {
+      std::uint32_t cells[kSamplesPerThread], colours[kSamplesPerThread], taken = 0;
+#pragma unroll
+      for (std::uint32_t k = 0; k < kSamplesPerThread; ++k) {
+        const std::uint32_t s = step + k * blockDim.x + threadIdx.x;
+        cells[k] = colours[k] = 0;
+        if (s < m) {
+          const LeafSample p = v.tree.leaf_point(chunk, s, n);
+          cells[k] = cell_index(p.q, level, g);
+          colours[k] = p.point.rgba;
+          if (take(v, rank, cells[k])) taken |= 1u << k;
+        }
       }
-      // One parent for the whole block: its slots come from one atomic too.
       std::uint32_t offset = 0, total = 0;
-      BlockScan(scan).ExclusiveSum(emits ? 1u : 0u, offset, total);
-      if (threadIdx.x == 0 && total > 0) shared_slot = atomicAdd(v.d_cursor + rank, total);
+      BlockScan(scan).ExclusiveSum(static_cast<std::uint32_t>(__popc(taken)), offset, total);
+      if (threadIdx.x == 0 && total > 0) {
+        shared_slot = atomicAdd(v.d_cursor + rank, total);
+        shared_at = atomicAdd(v.d_counter, total);
+      }
       __syncthreads();
-      const std::uint32_t slot = shared_slot + offset;
-      emit(v, scan, shared_at, emits, parent, slot, cell, rgba, std::uint64_t{chunk} << 32 | s);
+#pragma unroll
+      for (std::uint32_t k = 0; k < kSamplesPerThread; ++k) {
+        if ((taken >> k & 1u) == 0) continue;
+        const std::uint32_t at = shared_at + offset;
+        if (at < v.emit_capacity) {
+          v.d_emit[at] = VoxelRecord{parent, shared_slot + offset, cells[k], colours[k]};
+          if (v.d_emit_source != nullptr) {
+            v.d_emit_source[at] =
+                std::uint64_t{chunk} << 32 | (step + k * blockDim.x + threadIdx.x);
+          }
+        }
+        ++offset;
+      }
+      __syncthreads();  // shared_slot, shared_at and the scan storage are reused
     }
     return;
   }
