@@ -159,6 +159,39 @@ TEST(GpuCompact, RefusalsLeaveTheTree) {
   expect_same_samples(before, tree.snapshot());
 }
 
+// The node reader copies a range of a compacted node's consecutive chunks at once: it returns
+// what the snapshot (its own copy of every chunk) holds, ranges across chunk borders included.
+TEST(GpuCompact, NodeReaderReadsWhatTheSnapshotHolds) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = random_scene(150'000, 47);
+  const OctreeConfig c =
+      config_for(Sampling::Random, PointEncoding::Quantized16, attribute_bit(Attribute::Intensity));
+  Octree gpu = Octree::create(s.bounds, on_backend(c, Backend::Cuda));
+  insert_batches(gpu, s.points, 30'000);
+  gpu.compact(64);
+  const NodeSnapshot snap = gpu.snapshot();
+  std::uint64_t compared = 0;
+  for (std::uint32_t id = 0; id < snap.nodes.size(); ++id) {
+    const auto& n = snap.nodes[id];
+    const std::vector<Point>& all = n.leaf ? n.points : n.voxels;
+    for (const auto& [first, count] : {std::pair<std::uint64_t, std::uint64_t>{0, all.size()},
+                                       {37, 300},
+                                       {all.size() / 2, 65}}) {
+      if (first >= all.size()) continue;
+      std::vector<Point> out(count);
+      PointAttributes a;
+      const std::uint64_t got = gpu.read_node(id, out, first, a);
+      ASSERT_EQ(got, std::min<std::uint64_t>(count, all.size() - first)) << "node " << id;
+      for (std::uint64_t k = 0; k < got; ++k) {
+        ASSERT_TRUE(same_points({out[k]}, {all[first + k]})) << "node " << id << " sample " << k;
+        ASSERT_EQ(a.intensity[k], n.attributes.intensity[first + k]) << "node " << id;
+      }
+      compared += got;
+    }
+  }
+  EXPECT_GT(compared, s.points.size());
+}
+
 TEST(GpuCompact, SanitizerSmallScene) {
   SIMLOD_REQUIRE_GPU();
   const Scene& s = random_scene(60'000, 46);

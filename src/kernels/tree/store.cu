@@ -137,41 +137,62 @@ std::uint64_t read_node(const TreeStore& t, std::uint32_t id, std::uint64_t firs
   const ChannelLayout records = channel_layout(t.layout.channels);
   const std::uint64_t n = std::min<std::uint64_t>(out.size(), node.count - first);
   const std::uint32_t cap = leaf ? t.layout.points.capacity : t.layout.voxels.capacity;
-  // Each chunk's next id sits at its end: copy the chunk, then follow the link.
-  std::vector<std::byte> chunk(t.layout.chunk_bytes);
+  // Each chunk's next id sits at its end: copy the chunk, then follow the link. A compacted
+  // store's lists are consecutive chunks: the chunks of the range come in one copy.
+  const std::uint64_t chunk_bytes = t.layout.chunk_bytes;
+  std::vector<std::byte> chunk(chunk_bytes), run;
   std::uint32_t c = node.head;
   std::uint64_t index = 0, done = 0;  // index: first sample of chunk c
-  while (done < n) {
-    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(chunk.data(), t.writer.d_chunks + c * t.layout.chunk_bytes,
-                                      chunk.size(), cudaMemcpyDeviceToHost, s));
+  if (t.layout.compacted) {
+    const std::uint64_t skip = first / cap, chunks = (first + n - 1) / cap - skip + 1;
+    c += static_cast<std::uint32_t>(skip);
+    index = skip * cap;
+    run.resize(chunks * chunk_bytes);
+    SIMLOD_CUDA_CHECK(cudaMemcpyAsync(run.data(), t.writer.d_chunks + c * chunk_bytes, run.size(),
+                                      cudaMemcpyDeviceToHost, s));
     SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  const std::uint32_t first_chunk = c;
+  while (done < n) {
+    const std::byte* data = nullptr;
+    if (t.layout.compacted) {
+      data = run.data() + (c - first_chunk) * chunk_bytes;
+    } else {
+      SIMLOD_CUDA_CHECK(cudaMemcpyAsync(chunk.data(), t.writer.d_chunks + c * chunk_bytes,
+                                        chunk.size(), cudaMemcpyDeviceToHost, s));
+      SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));
+      data = chunk.data();
+    }
     if (index + cap > first) {
       const std::uint64_t at = first + done - index;
       const std::uint64_t k = std::min<std::uint64_t>(cap - at, n - done);
       if (leaf) {
         const LeafPlace place{node.level, node.x, node.y, node.z};
         for (std::uint64_t j = 0; j < k; ++j) {
-          out[done + j] =
-              load_point(chunk.data(), t.layout.points, static_cast<std::uint32_t>(at + j), place,
-                         t.geometry.quant_scale, t.geometry.edge)
-                  .point;
+          out[done + j] = load_point(data, t.layout.points, static_cast<std::uint32_t>(at + j),
+                                     place, t.geometry.quant_scale, t.geometry.edge)
+                              .point;
         }
       } else {
         for (std::uint64_t j = 0; j < k; ++j) {
-          out[done + j] = decode_voxel(chunk.data(), t.layout.voxels,
-                                       static_cast<std::uint32_t>(at + j), node.level, node.x,
-                                       node.y, node.z, t.geometry.grid_bits, t.geometry.edge);
+          out[done + j] =
+              decode_voxel(data, t.layout.voxels, static_cast<std::uint32_t>(at + j), node.level,
+                           node.x, node.y, node.z, t.geometry.grid_bits, t.geometry.edge);
         }
       }
       if (attributes != nullptr && records.record_bytes != 0) {
         const std::uint64_t offset =
             leaf ? t.layout.points.records_offset : t.layout.voxels.records_offset;
-        unpack_records(chunk.data() + offset + at * records.record_bytes, k, records, *attributes);
+        unpack_records(data + offset + at * records.record_bytes, k, records, *attributes);
       }
       done += k;
     }
     index += cap;
-    std::memcpy(&c, chunk.data() + chunk.size() - 16, 4);
+    if (t.layout.compacted) {
+      ++c;
+    } else {
+      std::memcpy(&c, data + chunk_bytes - 16, 4);
+    }
   }
   return n;
 }
