@@ -115,6 +115,8 @@ void compact(TreeStores& s, std::uint32_t chunk_capacity) {
   }
 #endif
   cpu::compact(*s.cpu, chunk_capacity);
+  // The builder's per-node and per-batch buffers go; a fresh, empty scratch keeps the pool.
+  s.cpu_update = std::make_unique<cpu::UpdateScratch>(s.cpu->config.cpu_threads);
 }
 
 void build_bulk(TreeStores& s, const BatchSource& points, BuildStats& stats) {
