@@ -18,52 +18,45 @@ __global__ void __launch_bounds__(kSplatBlock)
     const DeviceNode n = t.d_nodes[entry.y];
     const bool leaf = t.link(entry.y).first_child == kNil;
     const std::uint32_t cap = t.capacity_of(leaf);
-    const std::uint32_t tail_count = n.count - (n.chunks - 1) * cap;
-    // Sample j of chunk `chunk` of node n.
-    auto draw = [&](std::uint32_t chunk, std::uint32_t j) {
+    // One chunk, or up to `group` consecutive chunks of the node (a compacted store).
+    const std::uint32_t end = group == 1 ? entry.x + 1 : min(entry.x + group, n.tail + 1);
+    for (std::uint32_t chunk = entry.x; chunk < end; ++chunk) {
+      const std::uint32_t count = chunk == n.tail ? n.count - (n.chunks - 1) * cap : cap;
       const std::byte* base = t.chunk_bytes_of(chunk);
-      Point s;
-      if (leaf && t.leaf_layout.quantized) {
-        s = t.leaf_point(chunk, j, n).point;
-      } else if (leaf) {
-        const uint4 v = load_readonly(reinterpret_cast<const uint4*>(base) + j);
-        s = Point{__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w};
-      } else {  // a compact voxel: its cell's centre
-        const std::uint32_t colour =
-            load_readonly(reinterpret_cast<const std::uint32_t*>(base) + j);
-        s = voxel_point(n.level, n.x, n.y, n.z, voxel_cell(base, t.voxels, j), voxel_rgba(colour),
-                        t.params.grid_bits, t.edge);
-      }
       // The attribute colour modes read the samples' channel records (make_render_job checked
       // that the octree keeps the channel).
-      const std::uint8_t* record =
-          p.color_mode >= kColorIntensity
-              ? reinterpret_cast<const std::uint8_t*>(leaf ? t.chunk_records(chunk)
-                                                           : t.voxel_records(chunk)) +
-                    j * t.record_bytes
-              : nullptr;
-      const std::uint32_t rgba = sample_color(p, s.z, s.rgba, record);
-      std::uint32_t pixel = 0;
-      std::uint64_t word = 0;
-      if (!project_sample(p, s.x, s.y, s.z, rgba, pixel, word)) return;
-      for_each_covered(p, pixel, [&](std::uint32_t px) {
-        if constexpr (!kSecond) {
-          if (word < words[px]) atomicMin(words + px, static_cast<unsigned long long>(word));
-        } else if (blends(word, words[px])) {
-          atomicAdd(sums + 2 * std::size_t{px}, static_cast<unsigned long long>(blend_sum0(rgba)));
-          atomicAdd(sums + 2 * std::size_t{px} + 1,
-                    static_cast<unsigned long long>(blend_sum1(rgba)));
+      const auto* records = p.color_mode >= kColorIntensity
+                                ? reinterpret_cast<const std::uint8_t*>(
+                                      leaf ? t.chunk_records(chunk) : t.voxel_records(chunk))
+                                : nullptr;
+      for (std::uint32_t j = threadIdx.x; j < count; j += blockDim.x) {
+        Point s;
+        if (leaf && t.leaf_layout.quantized) {
+          s = t.leaf_point(chunk, j, n).point;
+        } else if (leaf) {
+          const uint4 v = load_readonly(reinterpret_cast<const uint4*>(base) + j);
+          s = Point{__uint_as_float(v.x), __uint_as_float(v.y), __uint_as_float(v.z), v.w};
+        } else {  // a compact voxel: its cell's centre
+          const std::uint32_t colour =
+              load_readonly(reinterpret_cast<const std::uint32_t*>(base) + j);
+          s = voxel_point(n.level, n.x, n.y, n.z, voxel_cell(base, t.voxels, j), voxel_rgba(colour),
+                          t.params.grid_bits, t.edge);
         }
-      });
-    };
-    if (group == 1) {  // one chunk
-      const std::uint32_t count = entry.x == n.tail ? tail_count : cap;
-      for (std::uint32_t j = threadIdx.x; j < count; j += blockDim.x) draw(entry.x, j);
-    } else {  // up to `group` consecutive chunks of a compacted store, strided as one range
-      const std::uint32_t last = min(entry.x + group, n.tail + 1) - 1;
-      const std::uint32_t samples = (last - entry.x) * cap + (last == n.tail ? tail_count : cap);
-      for (std::uint32_t k = threadIdx.x; k < samples; k += blockDim.x) {
-        draw(entry.x + k / cap, k % cap);
+        const std::uint32_t rgba = sample_color(
+            p, s.z, s.rgba, records != nullptr ? records + j * t.record_bytes : nullptr);
+        std::uint32_t pixel = 0;
+        std::uint64_t word = 0;
+        if (!project_sample(p, s.x, s.y, s.z, rgba, pixel, word)) continue;
+        for_each_covered(p, pixel, [&](std::uint32_t px) {
+          if constexpr (!kSecond) {
+            if (word < words[px]) atomicMin(words + px, static_cast<unsigned long long>(word));
+          } else if (blends(word, words[px])) {
+            atomicAdd(sums + 2 * std::size_t{px},
+                      static_cast<unsigned long long>(blend_sum0(rgba)));
+            atomicAdd(sums + 2 * std::size_t{px} + 1,
+                      static_cast<unsigned long long>(blend_sum1(rgba)));
+          }
+        });
       }
     }
   }
