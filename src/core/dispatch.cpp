@@ -114,7 +114,7 @@ void compact(TreeStores& s, std::uint32_t chunk_capacity) {
     return;
   }
 #endif
-  cpu::compact(*s.cpu, chunk_capacity);
+  cpu::compact(*s.cpu, s.cpu_update->pool, chunk_capacity);
   // The builder's per-node and per-batch buffers go; a fresh, empty scratch keeps the pool.
   s.cpu_update = std::make_unique<cpu::UpdateScratch>(s.cpu->config.cpu_threads);
 }

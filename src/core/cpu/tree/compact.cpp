@@ -1,16 +1,53 @@
 // Compaction of the CPU tree store (store.hpp, Octree::compact()).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include "core/cpu/tree/store.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod::detail::cpu {
+namespace {
 
-void compact(TreeStore& store, std::uint32_t chunk_capacity) {
+/// Copies `n` samples from slot `from_slot` of chunk `from_chunk` to slot `to_slot` of chunk
+/// `to_chunk` (stores of the same encoding and records, other capacities): each of the
+/// chunk's arrays (detail/point_codec.hpp, detail/voxel_codec.hpp) and the records as one run.
+void copy_run(const ChunkStore& from, std::uint32_t from_chunk, std::uint32_t from_slot,
+              ChunkStore& to, std::uint32_t to_chunk, std::uint32_t to_slot, std::uint32_t n,
+              bool leaf) {
+  const std::byte* a = from.bytes(from_chunk);
+  std::byte* b = to.bytes(to_chunk);
+  auto move = [&](std::uint64_t from_at, std::uint64_t to_at, std::uint64_t bytes) {
+    std::memcpy(b + to_at, a + from_at, bytes);
+  };
+  if (leaf && !from.point_layout().quantized) {
+    move(std::uint64_t{16} * from_slot, std::uint64_t{16} * to_slot, std::uint64_t{16} * n);
+  } else if (leaf) {  // colours, then three codes a point
+    const std::uint64_t fc = from.point_layout().capacity, tc = to.point_layout().capacity;
+    move(std::uint64_t{4} * from_slot, std::uint64_t{4} * to_slot, std::uint64_t{4} * n);
+    move(4 * fc + std::uint64_t{6} * from_slot, 4 * tc + std::uint64_t{6} * to_slot,
+         std::uint64_t{6} * n);
+  } else {  // colour words, then the cells' high parts
+    const std::uint64_t fc = from.voxel_layout().capacity, tc = to.voxel_layout().capacity;
+    const std::uint64_t high = from.voxel_layout().high_bytes;
+    move(std::uint64_t{4} * from_slot, std::uint64_t{4} * to_slot, std::uint64_t{4} * n);
+    move(4 * fc + high * from_slot, 4 * tc + high * to_slot, high * n);
+  }
+  const std::uint64_t rb = from.record_bytes();
+  if (rb != 0) {
+    const std::byte* r = leaf ? from.records(from_chunk) : from.voxel_records(from_chunk);
+    std::byte* w = leaf ? to.records(to_chunk) : to.voxel_records(to_chunk);
+    std::memcpy(w + rb * to_slot, r + rb * from_slot, rb * n);
+  }
+}
+
+}  // namespace
+
+void compact(TreeStore& store, PoolView& pool, std::uint32_t chunk_capacity) {
   const ChunkStore& from = store.chunks;
   const std::uint32_t record_bytes = from.record_bytes();
   std::uint64_t point_chunks = 0, voxel_chunks = 0;
@@ -31,42 +68,45 @@ void compact(TreeStore& store, std::uint32_t chunk_capacity) {
           chunk_capacity, charged, store.limit));
     }
     to.prepare(point_chunks + voxel_chunks, 0);
+    // The new lists, node by node in id order (each node's chunks consecutive: the store's
+    // pool is empty, so take() hands out fresh ids in turn), then the samples, a node per task.
     std::vector<CpuNode> nodes = store.nodes;
     for (CpuNode& n : nodes) {
-      const bool leaf = n.leaf();
-      const std::uint32_t from_cap = from.capacity_of(leaf), to_cap = to.capacity_of(leaf);
       n.grid = kNone;
       n.head = n.tail = kNone;
-      std::uint32_t c = store.nodes[&n - nodes.data()].head;  // the old list
-      std::uint32_t at = 0;                                   // slot in old chunk c
-      for (std::uint64_t done = 0; done < n.count;) {
+      for (std::uint64_t k = chunks_of(n); k > 0; --k) {
         const std::uint32_t fresh = to.take();
         if (n.tail != kNone) to.link(n.tail, fresh);
         if (n.head == kNone) n.head = fresh;
         n.tail = fresh;
-        const std::uint64_t k = std::min<std::uint64_t>(to_cap, n.count - done);
-        for (std::uint32_t j = 0; j < k; ++j, ++at) {
+      }
+    }
+    pool.parallel_for(nodes.size(), 1, [&](unsigned, std::size_t lo, std::size_t hi) {
+      for (std::size_t i = lo; i < hi; ++i) {
+        const CpuNode& n = nodes[i];
+        const bool leaf = n.leaf();
+        const std::uint32_t from_cap = from.capacity_of(leaf), to_cap = to.capacity_of(leaf);
+        std::uint32_t c = store.nodes[i].head, at = 0;  // the old list, slot in chunk c
+        std::uint32_t fresh = n.head, j = 0;            // the new chunk, slot in it
+        // Runs of samples that lie in one old and one new chunk, copied array by array.
+        for (std::uint64_t done = 0; done < n.count;) {
           if (at == from_cap) {
             c = from.next(c);
             at = 0;
           }
-          if (leaf) {
-            copy_point(from.bytes(c), from.point_layout(), at, to.bytes(fresh), to.point_layout(),
-                       j);
-          } else {
-            copy_voxel(from.bytes(c), from.voxel_layout(), at, to.bytes(fresh), to.voxel_layout(),
-                       j);
+          if (j == to_cap) {
+            ++fresh;
+            j = 0;
           }
-          if (record_bytes != 0) {
-            const std::byte* r = leaf ? from.records(c) : from.voxel_records(c);
-            std::byte* w = leaf ? to.records(fresh) : to.voxel_records(fresh);
-            std::memcpy(w + std::size_t{j} * record_bytes, r + std::size_t{at} * record_bytes,
-                        record_bytes);
-          }
+          const auto run = static_cast<std::uint32_t>(
+              std::min<std::uint64_t>({from_cap - at, to_cap - j, n.count - done}));
+          copy_run(from, c, at, to, fresh, j, run, leaf);
+          at += run;
+          j += run;
+          done += run;
         }
-        done += k;
       }
-    }
+    });
     // Nothing throws from here on.
     store.nodes = std::move(nodes);
     store.chunks = std::move(to);

@@ -18,6 +18,7 @@
 #include "core/cpu/tree/node.hpp"
 #include "core/cpu/tree/voxel_index.hpp"
 #include "core/octree_store.hpp"
+#include "core/thread_pool.hpp"
 #include "simlod/detail/octree_math.hpp"
 #include "simlod/detail/point_codec.hpp"
 #include "simlod/detail/voxel_codec.hpp"
@@ -142,9 +143,9 @@ struct TreeStore {
 /// `chunk_capacity` (chunks handed out node by node in id order, each node's list consecutive
 /// and full but for its last chunk) and drops what only further batches need: the occupancy
 /// grids, the voxel index and the chunk pool. config.chunk_capacity becomes `chunk_capacity`.
-/// Throws CapacityError (memory_bytes or host memory) with the store unchanged
-/// (core/cpu/tree/compact.cpp).
-void compact(TreeStore& store, std::uint32_t chunk_capacity);
+/// The samples are copied on `pool`, a node per task. Throws CapacityError (memory_bytes or
+/// host memory) with the store unchanged (core/cpu/tree/compact.cpp).
+void compact(TreeStore& store, PoolView& pool, std::uint32_t chunk_capacity);
 
 /// From the running totals; does not walk the tree.
 [[nodiscard]] OctreeStats stats(const TreeStore& store);
