@@ -21,21 +21,20 @@ void copy_run(const ChunkStore& from, std::uint32_t from_chunk, std::uint32_t fr
               bool leaf) {
   const std::byte* a = from.bytes(from_chunk);
   std::byte* b = to.bytes(to_chunk);
-  auto move = [&](std::uint64_t from_at, std::uint64_t to_at, std::uint64_t bytes) {
-    std::memcpy(b + to_at, a + from_at, bytes);
-  };
   if (leaf && !from.point_layout().quantized) {
-    move(std::uint64_t{16} * from_slot, std::uint64_t{16} * to_slot, std::uint64_t{16} * n);
+    std::memcpy(reinterpret_cast<Point*>(b) + to_slot,
+                reinterpret_cast<const Point*>(a) + from_slot, sizeof(Point) * n);
   } else if (leaf) {  // colours, then three codes a point
-    const std::uint64_t fc = from.point_layout().capacity, tc = to.point_layout().capacity;
-    move(std::uint64_t{4} * from_slot, std::uint64_t{4} * to_slot, std::uint64_t{4} * n);
-    move(4 * fc + std::uint64_t{6} * from_slot, 4 * tc + std::uint64_t{6} * to_slot,
-         std::uint64_t{6} * n);
-  } else {  // colour words, then the cells' high parts
-    const std::uint64_t fc = from.voxel_layout().capacity, tc = to.voxel_layout().capacity;
-    const std::uint64_t high = from.voxel_layout().high_bytes;
-    move(std::uint64_t{4} * from_slot, std::uint64_t{4} * to_slot, std::uint64_t{4} * n);
-    move(4 * fc + high * from_slot, 4 * tc + high * to_slot, high * n);
+    std::memcpy(quantized_rgba(b, to_slot), quantized_rgba(a, from_slot), 4 * std::size_t{n});
+    std::memcpy(quantized_codes(b, to.point_layout(), to_slot),
+                quantized_codes(a, from.point_layout(), from_slot), 6 * std::size_t{n});
+  } else {  // colour words, then the cells' high parts (after capacity words)
+    const VoxelLayout& fl = from.voxel_layout();
+    const VoxelLayout& tl = to.voxel_layout();
+    std::memcpy(voxel_word(b, to_slot), voxel_word(a, from_slot), 4 * std::size_t{n});
+    std::memcpy(b + std::uint64_t{4} * tl.capacity + std::uint64_t{tl.high_bytes} * to_slot,
+                a + std::uint64_t{4} * fl.capacity + std::uint64_t{fl.high_bytes} * from_slot,
+                std::size_t{fl.high_bytes} * n);
   }
   const std::uint64_t rb = from.record_bytes();
   if (rb != 0) {
@@ -121,7 +120,6 @@ void compact(TreeStore& store, PoolView& pool, std::uint32_t chunk_capacity) {
   store.config.chunk_capacity = chunk_capacity;
   store.point_chunks = point_chunks;
   store.voxel_chunks = voxel_chunks;
-  store.compacted = true;
 }
 
 }  // namespace simlod::detail::cpu

@@ -135,8 +135,6 @@ struct TreeStore {
   std::uint64_t points = 0, voxels = 0;
   std::uint64_t point_chunks = 0, voxel_chunks = 0;
   std::uint32_t depth = 0;
-  /// compact() ran: no grids, no index, no pool; no builder writes the store again.
-  bool compacted = false;
 };
 
 /// Octree::compact(): moves every node's samples, in order, into a new chunk store of
