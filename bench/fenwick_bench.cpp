@@ -112,12 +112,16 @@ void values_in_order(benchmark::State& state, Backend backend, std::uint32_t log
       static_cast<double>(f.size()) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-/// Point queries (prefix = false) or prefix / rank queries (true) at random keys.
-void random_queries(benchmark::State& state, Backend backend, std::uint32_t log2n, bool prefix) {
+/// Point queries (prefix = false) or prefix / rank queries (true) at random keys, in the order
+/// drawn or sorted (`sorted`: a batch of positions in ascending order, such as the ranks of a
+/// sorted list of items).
+void random_queries(benchmark::State& state, Backend backend, std::uint32_t log2n, bool prefix,
+                    bool sorted = false) {
   if (!runnable(state, backend)) return;
   const FenwickIndex& f = index_of(backend, log2n);
   const std::uint64_t n = std::min<std::uint64_t>(f.size(), std::uint64_t{1} << 24);
-  const auto keys = random_keys(n, f.size());
+  auto keys = random_keys(n, f.size());
+  if (sorted) std::sort(keys.begin(), keys.end());
   std::vector<std::uint64_t> out(n);
   prefix ? f.prefix(keys, out) : f.value(keys, out);  // warm-up
   for (auto _ : state) {
@@ -222,6 +226,8 @@ SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_value_log22, Backend::Cuda, 22, fals
 SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_value_log28, Backend::Cuda, 28, false);
 SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_rank_log22, Backend::Cuda, 22, true);
 SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_rank_log28, Backend::Cuda, 28, true);
+SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_rank_sorted_log22, Backend::Cuda, 22, true, true);
+SIMLOD_MANUAL_BENCH(7, random_queries, Cuda_rank_sorted_log28, Backend::Cuda, 28, true, true);
 SIMLOD_MANUAL_BENCH(7, build, Cpu_log22, Backend::Cpu, 22);
 SIMLOD_MANUAL_BENCH(7, values_in_order, Cpu_log22, Backend::Cpu, 22);
 SIMLOD_MANUAL_BENCH(7, random_queries, Cpu_value_log22, Backend::Cpu, 22, false);

@@ -5,7 +5,8 @@
 // channels (a second tree keeps intensity and classification: the generator's ground-truth
 // classes, and an intensity made up from height and position) next to rgb on that tree, and
 // *_quantized runs on a third tree whose leaves hold PointEncoding::Quantized16 points, and
-// *_compact runs on the first (or the third) tree finished by Octree::compact(). CUDA
+// *_compact runs on the first (or the third) tree finished by Octree::compact() (*_compact512:
+// with a chunk capacity of 320, whose quantised chunks hold 512 points). CUDA
 // times come from events around the device work; CPU times from the host clock. Each benchmark
 // renders 5 warm-up frames, then kFrames timed frames, and reports the median.
 //
@@ -53,10 +54,11 @@ constexpr simlod::AttributeMask kChannels =
 
 /// The octree of `n` scan-ordered synthetic points on `backend`, built once; with `channels`,
 /// keeping kChannels; with `quantized`, its leaves holding PointEncoding::Quantized16 points;
-/// with `compacted`, finished by Octree::compact() (default chunk capacity).
-Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized, bool compacted) {
-  static std::map<std::tuple<int, bool, bool, bool>, Tree> cache;
-  const std::tuple key{static_cast<int>(backend), channels, quantized, compacted};
+/// with a `compact_capacity`, finished by Octree::compact(compact_capacity).
+Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized,
+           std::uint32_t compact_capacity) {
+  static std::map<std::tuple<int, bool, bool, std::uint32_t>, Tree> cache;
+  const std::tuple key{static_cast<int>(backend), channels, quantized, compact_capacity};
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   simlod::synth::Generator gen({.points = n, .seed = 1});
@@ -90,7 +92,7 @@ Tree& tree(Backend backend, std::uint64_t n, bool channels, bool quantized, bool
     }
     t.octree->update();
   }
-  if (compacted) t.octree->compact();
+  if (compact_capacity != 0) t.octree->compact(compact_capacity);
   return cache.emplace(key, std::move(t)).first->second;
 }
 
@@ -107,7 +109,8 @@ struct Case {
   simlod::ColorMode color = simlod::ColorMode::Rgb;
   bool channels = false;   ///< the tree with kChannels (implied by an attribute colour)
   bool quantized = false;  ///< the tree with Quantized16 leaf points
-  bool compacted = false;  ///< the tree finished by Octree::compact()
+  /// The tree finished by Octree::compact() with chunks of this capacity (0: not finished).
+  std::uint32_t compact_capacity = 0;
 };
 
 void render(benchmark::State& state, Backend backend, Case c) {
@@ -118,8 +121,8 @@ void render(benchmark::State& state, Backend backend, Case c) {
   const std::uint64_t n = backend == Backend::Cuda
                               ? env_points("SIMLOD_BENCH_POINTS", 100'000'000)
                               : env_points("SIMLOD_BENCH_CPU_POINTS", 10'000'000);
-  Tree& t =
-      tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb, c.quantized, c.compacted);
+  Tree& t = tree(backend, n, c.channels || c.color != simlod::ColorMode::Rgb, c.quantized,
+                 c.compact_capacity);
   simlod::View view = simlod::examples::named_view(c.view, t.box, kWidth, kHeight);
   view.lod_threshold = c.threshold;
   view.quality = c.quality;
@@ -154,6 +157,9 @@ void render(benchmark::State& state, Backend backend, Case c) {
 
 using Q = simlod::RenderQuality;
 using C = simlod::ColorMode;
+/// The default capacity of a finished tree's chunks, and one that makes quantised leaf chunks
+/// hold 512 points (320 x 16 bytes less the header, at 10 bytes a point) instead of 409.
+constexpr std::uint32_t kCompact = simlod::kCompactChunkCapacity, kCompact512 = 320;
 
 #define SIMLOD_RENDER_BENCH(backend, name, ...)                                    \
   BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
@@ -182,29 +188,37 @@ SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized, "closeup", 128.0f, Q::Fast, fal
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
                     true);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_compact, "overview", 128.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, overview_brute_compact, "overview", 0.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_lod_compact, "closeup", 128.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact, "overview", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, true);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact, "closeup", 128.0f, Q::Fast, false, C::Rgb,
-                    false, true, true);
+                    false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact, "overview", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, true);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb,
-                    false, true, true);
+                    false, true, kCompact);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact512, "overview", 128.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact512);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact512, "closeup", 128.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact512);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact512, "overview", 0.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact512);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact512, "closeup", 0.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact512);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_brute, "closeup", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod_compact, "overview", 128.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute_compact, "overview", 0.0f, Q::Fast, false, C::Rgb, false,
-                    false, true);
+                    false, kCompact);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod_channels_rgb, "overview", 128.0f, Q::Fast, false, C::Rgb,
                     true);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod_intensity, "overview", 128.0f, Q::Fast, false, C::Intensity);

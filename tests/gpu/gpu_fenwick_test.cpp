@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/random_values.hpp"
@@ -48,6 +49,32 @@ TEST(GpuFenwick, BuildIsBitIdenticalAndQueriesAgree) {
       EXPECT_EQ(a, c);
       for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(a[i], v[ks[i]]) << ks[i];
     }
+  }
+}
+
+// Trees larger than the other tests' (b = 8 at 2^24 + 5 elements, 18.9 MB; the paper's 1-bit
+// case at 2^27 + 3, 33.6 MB) answer batches of random keys, repeated ones and both ends among
+// them, against the input and its prefix sums.
+TEST(GpuFenwick, LargeTreesAnswerBatchedQueries) {
+  SIMLOD_REQUIRE_GPU();
+  for (const auto& [n, b] : {std::pair{(1ull << 24) + 5, 8u}, std::pair{(1ull << 27) + 3, 1u}}) {
+    SCOPED_TRACE(testing::Message() << "n " << n << ", b " << b);
+    const auto v = random_values(n, b, static_cast<std::uint32_t>(b));
+    const FenwickIndex gpu = FenwickIndex::build(v, b, Backend::Cuda);
+    std::vector<std::uint64_t> sums(n + 1, 0);
+    for (std::uint64_t i = 0; i < n; ++i) sums[i + 1] = sums[i] + v[i];
+    std::mt19937_64 rng(n);
+    std::vector<std::uint64_t> ks((1u << 17) + 3);
+    for (auto& k : ks) k = rng() % (n + 1);
+    ks[0] = 0;
+    ks[1] = n;
+    ks[2] = ks[3];  // a repeated key
+    std::vector<std::uint64_t> out(ks.size());
+    gpu.prefix(ks, out);
+    for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(out[i], sums[ks[i]]) << "key " << ks[i];
+    for (auto& k : ks) k = rng() % n;
+    gpu.value(ks, out);
+    for (std::size_t i = 0; i < ks.size(); ++i) ASSERT_EQ(out[i], v[ks[i]]) << "key " << ks[i];
   }
 }
 
