@@ -5,8 +5,8 @@
 // channels (a second tree keeps intensity and classification: the generator's ground-truth
 // classes, and an intensity made up from height and position) next to rgb on that tree, and
 // *_quantized runs on a third tree whose leaves hold PointEncoding::Quantized16 points, and
-// *_compact runs on the first (or the third) tree finished by Octree::compact() (*_compact512:
-// with a chunk capacity of 320, whose quantised chunks hold 512 points). CUDA
+// *_compact runs on the first (or the third) tree finished by Octree::compact() (*_compact256:
+// the quantised tree with the Float32 default capacity, 409 points a chunk, not 512). CUDA
 // times come from events around the device work; CPU times from the host clock. Each benchmark
 // renders 5 warm-up frames, then kFrames timed frames, and reports the median.
 //
@@ -157,9 +157,11 @@ void render(benchmark::State& state, Backend backend, Case c) {
 
 using Q = simlod::RenderQuality;
 using C = simlod::ColorMode;
-/// The default capacity of a finished tree's chunks, and one that makes quantised leaf chunks
-/// hold 512 points (320 x 16 bytes less the header, at 10 bytes a point) instead of 409.
-constexpr std::uint32_t kCompact = simlod::kCompactChunkCapacity, kCompact512 = 320;
+/// compact()'s default chunk capacities (Float32; Quantized16: 512 points a chunk), and the
+/// Float32 one for quantised leaves (409 points a chunk), as a comparison.
+constexpr std::uint32_t kCompact = simlod::kCompactChunkCapacity,
+                        kCompactQ = simlod::kCompactChunkCapacityQuantized,
+                        kCompact256 = simlod::kCompactChunkCapacity;
 
 #define SIMLOD_RENDER_BENCH(backend, name, ...)                                    \
   BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
@@ -196,21 +198,21 @@ SIMLOD_RENDER_BENCH(Cuda, closeup_lod_compact, "closeup", 128.0f, Q::Fast, false
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb, false,
                     false, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact, "overview", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact);
+                    C::Rgb, false, true, kCompactQ);
 SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact, "closeup", 128.0f, Q::Fast, false, C::Rgb,
-                    false, true, kCompact);
+                    false, true, kCompactQ);
 SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact, "overview", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact);
+                    C::Rgb, false, true, kCompactQ);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb,
-                    false, true, kCompact);
-SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact512, "overview", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact512);
-SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact512, "closeup", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact512);
-SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact512, "overview", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact512);
-SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact512, "closeup", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact512);
+                    false, true, kCompactQ);
+SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact256, "overview", 128.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact256);
+SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact256, "closeup", 128.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact256);
+SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact256, "overview", 0.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact256);
+SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact256, "closeup", 0.0f, Q::Fast, false,
+                    C::Rgb, false, true, kCompact256);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);

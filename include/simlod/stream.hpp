@@ -150,7 +150,9 @@ class Streamer {
   /// Once done(): finishes the octree with Octree::compact() (`chunk_capacity` as there), so
   /// that it holds the tree in less memory and takes no more points. Throws InvalidInput before
   /// done(), and as Octree::compact() does.
-  void compact(std::uint32_t chunk_capacity = kCompactChunkCapacity);
+  void compact(std::uint32_t chunk_capacity);
+  /// The same with the default chunk capacity of the octree's point encoding.
+  void compact();
 
   [[nodiscard]] const Octree& octree() const;
   [[nodiscard]] StreamProgress progress() const;

@@ -35,6 +35,8 @@ void Octree::compact(std::uint32_t chunk_capacity) {
   s.compacted = true;
 }
 
+void Octree::compact() { compact(compact_chunk_capacity(impl().config.point_encoding)); }
+
 namespace detail {
 
 void refuse_if_compacted(const OctreeImpl& s, std::string_view call) {

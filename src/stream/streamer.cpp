@@ -195,6 +195,10 @@ void Streamer::compact(std::uint32_t chunk_capacity) {
   impl().octree->compact(chunk_capacity);
 }
 
+void Streamer::compact() {
+  compact(compact_chunk_capacity(impl().octree->config().point_encoding));
+}
+
 const Octree& Streamer::octree() const { return *impl().octree; }
 StreamProgress Streamer::progress() const { return impl().progress(); }
 bool Streamer::done() const {

@@ -128,10 +128,26 @@ TEST(Compact, BulkBuiltTreeAndSecondCompaction) {
   const NodeSnapshot before = tree.snapshot();
   tree.compact();
   expect_same_samples(before, tree.snapshot());
-  expect_compact_stats(tree, tree.snapshot(), kCompactChunkCapacity);
+  expect_compact_stats(tree, tree.snapshot(), kCompactChunkCapacityQuantized);
   tree.compact(8);  // again, into other chunks
   expect_same_samples(before, tree.snapshot());
   expect_compact_stats(tree, tree.snapshot(), 8);
+}
+
+// compact() without a capacity picks the encoding's: 256 for Float32 points; 320 for quantised
+// ones, whose chunks then hold 512 points (two whole rounds of the CUDA renderer's blocks).
+TEST(Compact, TheDefaultCapacityFollowsTheEncoding) {
+  const Scene& s = random_scene(30'000, 38);
+  for (PointEncoding encoding : {PointEncoding::Float32, PointEncoding::Quantized16}) {
+    Octree tree = Octree::create(s.bounds, config_for(Sampling::FirstCome, encoding));
+    insert_batches(tree, s.points, 10'000);
+    tree.compact();
+    const bool quantized = encoding == PointEncoding::Quantized16;
+    EXPECT_EQ(tree.config().chunk_capacity, compact_chunk_capacity(encoding));
+    EXPECT_EQ(tree.config().chunk_capacity, quantized ? 320u : 256u);
+    EXPECT_EQ(tree.stats().points_per_chunk, quantized ? 512u : 256u);
+    expect_compact_stats(tree, tree.snapshot(), compact_chunk_capacity(encoding));
+  }
 }
 
 TEST(Compact, NodeReaderKeepsIdsAndRecords) {

@@ -63,7 +63,8 @@ TEST(GpuCompact, GivesTheCpuChunksForEverySamplingAndEncoding) {
     for (Sampling sampling :
          {Sampling::FirstCome, Sampling::Random, Sampling::Average, Sampling::Weighted}) {
       SCOPED_TRACE(static_cast<int>(sampling) * 10 + static_cast<int>(encoding));
-      expect_compacted_alike(s, config_for(sampling, encoding), 30'000, kCompactChunkCapacity);
+      expect_compacted_alike(s, config_for(sampling, encoding), 30'000,
+                             compact_chunk_capacity(encoding));
     }
   }
 }
