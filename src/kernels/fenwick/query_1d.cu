@@ -82,7 +82,8 @@ __device__ std::uint64_t levels_sum_narrow(const std::uint32_t* __restrict__ wor
         const std::uint64_t w = table[t] + (bit >> 5);
         off[u] = static_cast<std::uint32_t>(bit) & 31u;
         lo[u] = __ldg(words + w);
-        hi[u] = __ldg(words + w + 1);
+        // The next word only when the entry reaches into it.
+        hi[u] = off[u] + width[u] > 32 ? __ldg(words + w + 1) : 0u;
       }
     }
 #pragma unroll
@@ -184,6 +185,14 @@ void fenwick_keys_1d(const std::uint32_t* d_words, const FenwickLayout& l,
                      double& ms) {
   // Narrow: keys below 2^32 and entries of at most 32 bits (b + levels - 1 <= 32).
   const bool narrow = l.total < (std::uint64_t{1} << 32) && l.bits + l.levels[0] - 1 <= 32;
+  // As much L1 as the SM has: the kernel's shared memory is its 34-entry table, and a random
+  // key's entries on the middle levels are reused from L1 when it is large.
+  static const bool carveout = [] {
+    SIMLOD_CUDA_CHECK(
+        cudaFuncSetAttribute(keys_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+    return true;
+  }();
+  (void)carveout;
   KernelTimer timer;
   keys_kernel<<<blocks_for(n, kBlock, kMaxBlocks), kBlock>>>(d_words, l, narrow, d_keys, d_out, n,
                                                              prefix);
