@@ -186,13 +186,10 @@ void fenwick_keys_1d(const std::uint32_t* d_words, const FenwickLayout& l,
   // Narrow: keys below 2^32 and entries of at most 32 bits (b + levels - 1 <= 32).
   const bool narrow = l.total < (std::uint64_t{1} << 32) && l.bits + l.levels[0] - 1 <= 32;
   // As much L1 as the SM has: the kernel's shared memory is its 34-entry table, and a random
-  // key's entries on the middle levels are reused from L1 when it is large.
-  static const bool carveout = [] {
-    SIMLOD_CUDA_CHECK(
-        cudaFuncSetAttribute(keys_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-    return true;
-  }();
-  (void)carveout;
+  // key's entries on the middle levels are reused from L1 when it is large. Set on every call:
+  // the attribute belongs to the current device.
+  SIMLOD_CUDA_CHECK(
+      cudaFuncSetAttribute(keys_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
   KernelTimer timer;
   keys_kernel<<<blocks_for(n, kBlock, kMaxBlocks), kBlock>>>(d_words, l, narrow, d_keys, d_out, n,
                                                              prefix);
