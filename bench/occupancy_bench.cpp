@@ -172,7 +172,7 @@ void occupancy(benchmark::State& state, IndexKind kind, simlod::bench::Order ord
   state.counters["Gvisits_per_s"] = static_cast<double>(r.visits) / (r.visit_ms * 1e6);
   state.counters["visits_per_pt"] = static_cast<double>(r.visits) / count;
   state.counters["index_B_per_pt"] = static_cast<double>(r.index_bytes) / count;
-  state.counters["bricks_B_per_pt"] = static_cast<double>(r.brick_bytes) / count;
+  state.counters["bricks_B_per_pt"] = static_cast<double>(r.bricks * 64) / count;
   state.counters["merge_MB"] = static_cast<double>(r.merge_bytes) / 1e6;
   state.counters["bricks"] = static_cast<double>(r.bricks);
   state.counters["grids"] = static_cast<double>(s.tree.grids);

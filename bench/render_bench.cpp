@@ -157,11 +157,10 @@ void render(benchmark::State& state, Backend backend, Case c) {
 
 using Q = simlod::RenderQuality;
 using C = simlod::ColorMode;
-/// compact()'s default chunk capacities (Float32; Quantized16: 512 points a chunk), and the
-/// Float32 one for quantised leaves (409 points a chunk), as a comparison.
+/// compact()'s default chunk capacities: Float32 leaves; Quantized16 leaves (512 points a
+/// chunk). The *_compact256 runs give quantised leaves the Float32 one (409 points a chunk).
 constexpr std::uint32_t kCompact = simlod::kCompactChunkCapacity,
-                        kCompactQ = simlod::kCompactChunkCapacityQuantized,
-                        kCompact256 = simlod::kCompactChunkCapacity;
+                        kCompactQ = simlod::kCompactChunkCapacityQuantized;
 
 #define SIMLOD_RENDER_BENCH(backend, name, ...)                                    \
   BENCHMARK_CAPTURE(render, backend##_##name, Backend::backend, Case{__VA_ARGS__}) \
@@ -206,13 +205,13 @@ SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact, "overview", 0.0f, Q:
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact, "closeup", 0.0f, Q::Fast, false, C::Rgb,
                     false, true, kCompactQ);
 SIMLOD_RENDER_BENCH(Cuda, overview_lod_quantized_compact256, "overview", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact256);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_lod_quantized_compact256, "closeup", 128.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact256);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, overview_brute_quantized_compact256, "overview", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact256);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cuda, closeup_brute_quantized_compact256, "closeup", 0.0f, Q::Fast, false,
-                    C::Rgb, false, true, kCompact256);
+                    C::Rgb, false, true, kCompact);
 SIMLOD_RENDER_BENCH(Cpu, overview_lod, "overview", 128.0f);
 SIMLOD_RENDER_BENCH(Cpu, overview_brute, "overview", 0.0f);
 SIMLOD_RENDER_BENCH(Cpu, closeup_lod, "closeup", 128.0f);

@@ -4,9 +4,14 @@
 #include <bit>
 #include <cub/device/device_radix_sort.cuh>
 #include <stdexcept>
-#include <string>
 #include <utility>
 
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/cuda_resources.cuh"
+#include "kernels/common/device_ops.hpp"
+#include "kernels/common/kernel_timer.cuh"
+#include "kernels/common/launch.hpp"
+#include "kernels/common/upload.cuh"
 #include "occupancy/replay.hpp"
 #include "simlod/detail/fenwick_math.hpp"
 #include "simlod/detail/occupancy_codec.hpp"
@@ -20,45 +25,25 @@ using detail::kClaimingSlot;
 using detail::kEmptySlot;
 using detail::OccupancyLayout;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string("occupancy replay: ") + what + ": " +
-                             cudaGetErrorString(e));
-  }
-}
-#define REPLAY_CHECK(call) check((call), #call)
+using detail::cuda::blocks_for;
+using detail::cuda::DeviceMemory;
+using detail::cuda::KernelTimer;
+using detail::cuda::load_volatile;
+using detail::cuda::make_device;
+using detail::cuda::publish;
+using detail::cuda::upload;
 
-/// Device memory owned for one replay.
-class Buffer {
- public:
-  Buffer() = default;
-  explicit Buffer(std::size_t bytes) : bytes_(bytes) {
-    REPLAY_CHECK(cudaMalloc(&p_, std::max<std::size_t>(bytes, 16)));
-  }
-  Buffer(Buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(o.bytes_) {}
-  Buffer& operator=(Buffer&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(bytes_, o.bytes_);
-    return *this;
-  }
-  ~Buffer() {
-    if (p_ != nullptr) (void)cudaFree(p_);
-  }
-  template <class T>
-  [[nodiscard]] T* as() const {
-    return static_cast<T*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
+/// Device memory as an array of T.
 template <class T>
-Buffer upload(const std::vector<T>& v) {
-  Buffer b(v.size() * sizeof(T));
-  REPLAY_CHECK(cudaMemcpy(b.as<void>(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return b;
+T* as(const DeviceMemory& m) {
+  return static_cast<T*>(m.get());
+}
+
+/// Device memory of `bytes`, every byte `fill`.
+DeviceMemory filled(std::uint64_t bytes, int fill, const char* what) {
+  DeviceMemory m = make_device(bytes, what);
+  SIMLOD_CUDA_CHECK(cudaMemset(m.get(), fill, bytes));
+  return m;
 }
 
 constexpr unsigned kBlock = 256;
@@ -66,13 +51,8 @@ constexpr std::uint32_t kBrickWords = 16;
 /// Levels of a node's Fenwick tree over its bricks (at most 2^12 + 1 entries' worth).
 constexpr std::uint32_t kMaxFenwickLevels = 16;
 
-unsigned blocks(std::uint64_t n) {
-  return static_cast<unsigned>(std::min<std::uint64_t>((n + kBlock - 1) / kBlock, 1u << 20));
-}
-
-__device__ std::uint32_t load_volatile(const std::uint32_t* p) {
-  return *static_cast<const volatile std::uint32_t*>(p);
-}
+/// Blocks of a grid-stride pass over n items.
+unsigned blocks(std::uint64_t n) { return blocks_for(n, kBlock, 1u << 20); }
 
 __device__ void zero_brick(std::uint32_t* words) {
   auto* v = reinterpret_cast<uint4*>(words);
@@ -84,7 +64,6 @@ struct View {
   const std::uint32_t* children;
   const std::uint32_t* grid;
   OccupancyLayout occ;
-  std::uint32_t bricks;  ///< bricks a node
   // SlotTable
   std::uint32_t* tables;
   std::uint32_t* pool;  ///< bricks, 16 words each
@@ -116,8 +95,7 @@ __device__ std::uint32_t* slot_brick(const View& v, std::uint32_t* slot) {
     if (s == kEmptySlot) {
       s = atomicAdd(v.counter, 1u);
       zero_brick(v.pool + std::size_t{s} * kBrickWords);
-      __threadfence();
-      atomicExch(slot, s);
+      publish(slot, s);
     } else {
       while (s == kClaimingSlot) s = load_volatile(slot);
     }
@@ -137,8 +115,7 @@ __device__ std::uint32_t* staged_brick(const View& v, std::uint32_t key) {
       v.staged_keys[n] = key;
       v.staged_at[n] = h;
       zero_brick(v.staged_pool + std::size_t{n} * kBrickWords);
-      __threadfence();
-      atomicExch(v.hash_vals + h, n);
+      publish(v.hash_vals + h, n);
       return v.staged_pool + std::size_t{n} * kBrickWords;
     }
     if (k == key + 1) {
@@ -157,7 +134,7 @@ __device__ std::uint32_t* ranked_brick(const View& v, const std::uint64_t* table
                                        std::uint32_t brick) {
   std::uint32_t rank = 0;
   if constexpr (Kind == IndexKind::RankDirectory) {
-    const std::size_t w = std::size_t{g} * (v.bricks / 64) + brick / 64;
+    const std::size_t w = std::size_t{g} * (v.occ.bricks / 64) + brick / 64;
     const unsigned long long m = __ldg(v.masks + w);
     if (((m >> (brick & 63u)) & 1ull) == 0) return nullptr;
     rank = __ldg(v.counts + w) + __popcll(m & ((1ull << (brick & 63u)) - 1ull));
@@ -193,10 +170,10 @@ __global__ void __launch_bounds__(kBlock)
         sink ^= cell;
         return;
       } else if constexpr (Kind == IndexKind::SlotTable) {
-        words = slot_brick(v, v.tables + std::size_t{g} * v.bricks + brick);
+        words = slot_brick(v, v.tables + std::size_t{g} * v.occ.bricks + brick);
       } else {
         words = ranked_brick<Kind>(v, table, g, brick);
-        if (words == nullptr) words = staged_brick(v, g * v.bricks + brick);
+        if (words == nullptr) words = staged_brick(v, g * v.occ.bricks + brick);
       }
       std::uint32_t* word = words + (b >> 5);
       const std::uint32_t bit = 1u << (b & 31u);
@@ -287,38 +264,38 @@ __global__ void node_kernel(View v, unsigned long long* masks, std::uint16_t* co
   __shared__ std::uint32_t run[2];
   const std::uint32_t g = blockIdx.x;
   if (threadIdx.x == 0) {
-    base[g] = lower_bound(keys, total, g * v.bricks);
-    run[0] = lower_bound(new_keys, added, g * v.bricks);
-    run[1] = lower_bound(new_keys, added, (g + 1) * v.bricks);
+    base[g] = lower_bound(keys, total, g * v.occ.bricks);
+    run[0] = lower_bound(new_keys, added, g * v.occ.bricks);
+    run[1] = lower_bound(new_keys, added, (g + 1) * v.occ.bricks);
   }
   __syncthreads();
   if (run[0] == run[1]) return;
   if constexpr (Kind == IndexKind::RankDirectory) {
-    unsigned long long* m = masks + std::size_t{g} * (v.bricks / 64);
+    unsigned long long* m = masks + std::size_t{g} * (v.occ.bricks / 64);
     for (std::uint32_t j = run[0] + threadIdx.x; j < run[1]; j += blockDim.x) {
-      const std::uint32_t brick = new_keys[j] - g * v.bricks;
+      const std::uint32_t brick = new_keys[j] - g * v.occ.bricks;
       atomicOr(m + brick / 64, 1ull << (brick & 63u));
     }
     __syncthreads();
     if (threadIdx.x == 0) {  // 64 words: a running sum
       std::uint32_t sum = 0;
-      for (std::uint32_t w = 0; w < v.bricks / 64; ++w) {
-        counts[std::size_t{g} * (v.bricks / 64) + w] = static_cast<std::uint16_t>(sum);
+      for (std::uint32_t w = 0; w < v.occ.bricks / 64; ++w) {
+        counts[std::size_t{g} * (v.occ.bricks / 64) + w] = static_cast<std::uint16_t>(sum);
         sum += __popcll(m[w]);
       }
     }
   } else {
-    for (std::uint32_t i = threadIdx.x; i < v.bricks; i += blockDim.x) delta[i] = 0;
+    for (std::uint32_t i = threadIdx.x; i < v.occ.bricks; i += blockDim.x) delta[i] = 0;
     __syncthreads();
     for (std::uint32_t j = run[0] + threadIdx.x; j < run[1]; j += blockDim.x) {
       // The entries that hold element k: k, k | (k + 1), ... (detail::fenwick_add).
-      for (std::uint32_t k = new_keys[j] - g * v.bricks; k < v.bricks; k |= k + 1) {
+      for (std::uint32_t k = new_keys[j] - g * v.occ.bricks; k < v.occ.bricks; k |= k + 1) {
         atomicAdd(delta + k, 1u);
       }
     }
     __syncthreads();
     std::uint32_t* tree = fenwick + std::size_t{g} * v.fenwick_stride;
-    for (std::uint32_t k = threadIdx.x; k < v.bricks; k += blockDim.x) {
+    for (std::uint32_t k = threadIdx.x; k < v.occ.bricks; k += blockDim.x) {
       if (delta[k] == 0) continue;
       const std::uint32_t t = detail::fenwick_trailing_ones(k);
       const std::uint64_t value =
@@ -350,8 +327,8 @@ __global__ void digest_kernel(View v, std::uint64_t all, unsigned long long* out
   __syncthreads();
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < all;
        i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const auto g = static_cast<std::uint32_t>(i / v.bricks);
-    const auto brick = static_cast<std::uint32_t>(i % v.bricks);
+    const auto g = static_cast<std::uint32_t>(i / v.occ.bricks);
+    const auto brick = static_cast<std::uint32_t>(i % v.occ.bricks);
     const std::uint32_t* words = nullptr;
     if constexpr (Kind == IndexKind::SlotTable) {
       const std::uint32_t s = v.tables[i];
@@ -371,33 +348,10 @@ __global__ void digest_kernel(View v, std::uint64_t all, unsigned long long* out
   }
 }
 
-class Timer {
- public:
-  Timer() {
-    REPLAY_CHECK(cudaEventCreate(&a_));
-    REPLAY_CHECK(cudaEventCreate(&b_));
-  }
-  ~Timer() {
-    (void)cudaEventDestroy(a_);
-    (void)cudaEventDestroy(b_);
-  }
-  void start() { REPLAY_CHECK(cudaEventRecord(a_)); }
-  double stop() {
-    REPLAY_CHECK(cudaEventRecord(b_));
-    REPLAY_CHECK(cudaEventSynchronize(b_));
-    float ms = 0;
-    REPLAY_CHECK(cudaEventElapsedTime(&ms, a_, b_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t a_{}, b_{};
-};
-
 template <IndexKind Kind>
 void launch_walk(const View& v, const QuantPoint* points, std::size_t n) {
   walk_kernel<Kind><<<blocks(n), kBlock>>>(v, points, n);
-  REPLAY_CHECK(cudaGetLastError());
+  SIMLOD_CUDA_CHECK_LAUNCH("walk_kernel");
 }
 
 void walk_batch(IndexKind kind, const View& v, const QuantPoint* points, std::size_t n) {
@@ -410,16 +364,6 @@ void walk_batch(IndexKind kind, const View& v, const QuantPoint* points, std::si
 }
 
 }  // namespace
-
-const char* index_name(IndexKind kind) {
-  switch (kind) {
-    case IndexKind::Walk: return "walk";
-    case IndexKind::SlotTable: return "slot_table";
-    case IndexKind::RankDirectory: return "rank_directory";
-    case IndexKind::Fenwick: return "fenwick";
-  }
-  return "?";
-}
 
 ReplayResult replay(const ReplayTree& tree, const std::vector<QuantPoint>& points,
                     std::size_t batch, IndexKind kind) {
@@ -445,166 +389,153 @@ ReplayResult replay(const ReplayTree& tree, const std::vector<QuantPoint>& point
   const auto fstride =
       static_cast<std::uint32_t>((ftable[fl.levels[0]] + detail::kFenwickPadWords + 3) / 4 * 4);
 
-  Buffer children = upload(tree.children), grid = upload(tree.grid);
-  Buffer d_points = upload(points);
-  Buffer visits(2 * sizeof(unsigned long long));
-  REPLAY_CHECK(cudaMemset(visits.as<void>(), 0, 2 * sizeof(unsigned long long)));
-  Buffer tables, pool, counter, masks, counts, base, fenwick, fenwick_table, hash_keys, hash_vals,
-      staged_pool, staged_keys, staged_at, staged_count, keys, new_pool, new_keys, sorted_keys,
-      sorted_at, order, sort_temp;
+  const DeviceMemory children = upload(tree.children, "the tree's children");
+  const DeviceMemory grid = upload(tree.grid, "the tree's grid numbers");
+  const DeviceMemory d_points = upload(points, "the points");
+  const DeviceMemory visits = filled(2 * sizeof(unsigned long long), 0, "the visit count");
+  DeviceMemory tables, pool, counter, masks, counts, base, fenwick, fenwick_table, hash_keys,
+      hash_vals, staged_pool, staged_keys, staged_at, staged_count, keys, new_pool, new_keys,
+      sorted_keys, sorted_at, order, sort_temp;
   View v{};
-  v.children = children.as<std::uint32_t>();
-  v.grid = grid.as<std::uint32_t>();
+  v.children = as<std::uint32_t>(children);
+  v.grid = as<std::uint32_t>(grid);
   v.occ = occ;
-  v.bricks = occ.bricks;
-  v.visits = visits.as<unsigned long long>();
+  v.visits = as<unsigned long long>(visits);
   std::size_t sort_bytes = 0;
   const int key_bits = std::bit_width(slots);
   if (kind == IndexKind::SlotTable) {
-    tables = Buffer(slots * 4);
-    REPLAY_CHECK(cudaMemset(tables.as<void>(), 0xFF, slots * 4));
-    pool = Buffer(slots * 64);
-    counter = Buffer(4);
-    REPLAY_CHECK(cudaMemset(counter.as<void>(), 0, 4));
-    v.tables = tables.as<std::uint32_t>();
-    v.pool = pool.as<std::uint32_t>();
-    v.counter = counter.as<std::uint32_t>();
+    tables = filled(slots * 4, 0xFF, "the slot tables");
+    pool = make_device(slots * 64, "the brick pool");
+    counter = filled(4, 0, "the brick count");
+    v.tables = as<std::uint32_t>(tables);
+    v.pool = as<std::uint32_t>(pool);
+    v.counter = as<std::uint32_t>(counter);
   } else if (ranked) {
     const std::uint64_t hash = std::bit_ceil(2 * slots);
-    masks = Buffer(slots / 8);
-    counts = Buffer(slots / 64 * 2);
-    base = Buffer(std::uint64_t{grids} * 4);
-    fenwick = Buffer(std::uint64_t{grids} * fstride * 4);
-    fenwick_table = upload(ftable);
-    REPLAY_CHECK(cudaMemset(masks.as<void>(), 0, slots / 8));
-    REPLAY_CHECK(cudaMemset(counts.as<void>(), 0, slots / 64 * 2));
-    REPLAY_CHECK(cudaMemset(base.as<void>(), 0, std::uint64_t{grids} * 4));
-    REPLAY_CHECK(cudaMemset(fenwick.as<void>(), 0, std::uint64_t{grids} * fstride * 4));
-    hash_keys = Buffer(hash * 4);
-    hash_vals = Buffer(hash * 4);
-    REPLAY_CHECK(cudaMemset(hash_keys.as<void>(), 0, hash * 4));
-    REPLAY_CHECK(cudaMemset(hash_vals.as<void>(), 0xFF, hash * 4));
-    staged_pool = Buffer(slots * 64);
-    staged_keys = Buffer(slots * 4);
-    staged_at = Buffer(slots * 4);
-    staged_count = Buffer(4);
-    REPLAY_CHECK(cudaMemset(staged_count.as<void>(), 0, 4));
-    pool = Buffer(slots * 64);
-    new_pool = Buffer(slots * 64);
-    keys = Buffer(slots * 4);
-    new_keys = Buffer(slots * 4);
-    sorted_keys = Buffer(slots * 4);
-    sorted_at = Buffer(slots * 4);
-    order = Buffer(slots * 4);
-    REPLAY_CHECK(cub::DeviceRadixSort::SortPairs(
+    masks = filled(slots / 8, 0, "the brick bits");
+    counts = filled(slots / 64 * 2, 0, "the brick counts");
+    base = filled(std::uint64_t{grids} * 4, 0, "the nodes' first bricks");
+    fenwick = filled(std::uint64_t{grids} * fstride * 4, 0, "the Fenwick trees");
+    fenwick_table = upload(ftable, "the Fenwick block table");
+    hash_keys = filled(hash * 4, 0, "the staging keys");
+    hash_vals = filled(hash * 4, 0xFF, "the staging values");
+    staged_pool = make_device(slots * 64, "the staged bricks");
+    staged_keys = make_device(slots * 4, "the staged keys");
+    staged_at = make_device(slots * 4, "the staged hash slots");
+    staged_count = filled(4, 0, "the staged count");
+    pool = make_device(slots * 64, "the brick pool");
+    new_pool = make_device(slots * 64, "the merged brick pool");
+    keys = make_device(slots * 4, "the brick keys");
+    new_keys = make_device(slots * 4, "the merged brick keys");
+    sorted_keys = make_device(slots * 4, "the sorted staged keys");
+    sorted_at = make_device(slots * 4, "the sorted staged places");
+    order = make_device(slots * 4, "the staged places");
+    SIMLOD_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
         nullptr, sort_bytes, static_cast<const std::uint32_t*>(nullptr),
         static_cast<std::uint32_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
         static_cast<std::uint32_t*>(nullptr), static_cast<int>(slots), 0, key_bits));
-    sort_temp = Buffer(sort_bytes);
-    v.pool = pool.as<std::uint32_t>();
-    v.masks = masks.as<unsigned long long>();
-    v.counts = counts.as<std::uint16_t>();
-    v.base = base.as<std::uint32_t>();
-    v.fenwick = fenwick.as<std::uint32_t>();
+    sort_temp = make_device(sort_bytes, "the sort's scratch");
+    v.pool = as<std::uint32_t>(pool);
+    v.masks = as<unsigned long long>(masks);
+    v.counts = as<std::uint16_t>(counts);
+    v.base = as<std::uint32_t>(base);
+    v.fenwick = as<std::uint32_t>(fenwick);
     v.fenwick_stride = fstride;
-    v.fenwick_table = fenwick_table.as<std::uint64_t>();
-    v.hash_keys = hash_keys.as<std::uint32_t>();
-    v.hash_vals = hash_vals.as<std::uint32_t>();
+    v.fenwick_table = as<std::uint64_t>(fenwick_table);
+    v.hash_keys = as<std::uint32_t>(hash_keys);
+    v.hash_vals = as<std::uint32_t>(hash_vals);
     v.hash_mask = static_cast<std::uint32_t>(hash - 1);
-    v.staged_pool = staged_pool.as<std::uint32_t>();
-    v.staged_keys = staged_keys.as<std::uint32_t>();
-    v.staged_at = staged_at.as<std::uint32_t>();
-    v.staged_count = staged_count.as<std::uint32_t>();
+    v.staged_pool = as<std::uint32_t>(staged_pool);
+    v.staged_keys = as<std::uint32_t>(staged_keys);
+    v.staged_at = as<std::uint32_t>(staged_at);
+    v.staged_count = as<std::uint32_t>(staged_count);
   }
 
   ReplayResult r;
-  Timer visit_timer, merge_timer;
   std::uint32_t total = 0;  // bricks in the rank-ordered pool
-  const auto* all = d_points.as<QuantPoint>();
+  const auto* all = as<const QuantPoint>(d_points);
   for (std::size_t first = 0; first < points.size(); first += batch) {
     const std::size_t count = std::min(batch, points.size() - first);
-    visit_timer.start();
+    KernelTimer visit_timer;
     walk_batch(kind, v, all + first, count);
-    const double visit = visit_timer.stop();
+    const double visit = visit_timer.ms();
     r.visit_ms += visit;
     double merge = 0;
     if (ranked) {
       std::uint32_t added = 0;
-      REPLAY_CHECK(cudaMemcpy(&added, v.staged_count, 4, cudaMemcpyDeviceToHost));
-      merge_timer.start();
+      SIMLOD_CUDA_CHECK(cudaMemcpy(&added, v.staged_count, 4, cudaMemcpyDeviceToHost));
+      KernelTimer merge_timer;
       if (added > 0) {
-        iota_kernel<<<blocks(added), kBlock>>>(order.as<std::uint32_t>(), added);
-        REPLAY_CHECK(cudaGetLastError());
-        REPLAY_CHECK(cub::DeviceRadixSort::SortPairs(
-            sort_temp.as<void>(), sort_bytes, v.staged_keys, sorted_keys.as<std::uint32_t>(),
-            order.as<std::uint32_t>(), sorted_at.as<std::uint32_t>(), static_cast<int>(added), 0,
+        iota_kernel<<<blocks(added), kBlock>>>(as<std::uint32_t>(order), added);
+        SIMLOD_CUDA_CHECK_LAUNCH("iota_kernel");
+        SIMLOD_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+            as<void>(sort_temp), sort_bytes, v.staged_keys, as<std::uint32_t>(sorted_keys),
+            as<std::uint32_t>(order), as<std::uint32_t>(sorted_at), static_cast<int>(added), 0,
             key_bits));
         merge_kernel<<<blocks(total + added), kBlock>>>(
-            keys.as<std::uint32_t>(), pool.as<std::uint32_t>(), total,
-            sorted_keys.as<std::uint32_t>(), sorted_at.as<std::uint32_t>(), v.staged_pool, added,
-            new_keys.as<std::uint32_t>(), new_pool.as<std::uint32_t>());
-        REPLAY_CHECK(cudaGetLastError());
+            as<std::uint32_t>(keys), as<std::uint32_t>(pool), total, as<std::uint32_t>(sorted_keys),
+            as<std::uint32_t>(sorted_at), v.staged_pool, added, as<std::uint32_t>(new_keys),
+            as<std::uint32_t>(new_pool));
+        SIMLOD_CUDA_CHECK_LAUNCH("merge_kernel");
         std::swap(keys, new_keys);
         std::swap(pool, new_pool);
-        v.pool = pool.as<std::uint32_t>();
+        v.pool = as<std::uint32_t>(pool);
         const std::uint32_t merged = total + added;
         const std::size_t shared = kind == IndexKind::Fenwick ? occ.bricks * 4 : 0;
         if (kind == IndexKind::Fenwick) {
           node_kernel<IndexKind::Fenwick><<<grids, kBlock, shared>>>(
-              v, masks.as<unsigned long long>(), counts.as<std::uint16_t>(),
-              base.as<std::uint32_t>(), fenwick.as<std::uint32_t>(), keys.as<std::uint32_t>(),
-              merged, sorted_keys.as<std::uint32_t>(), added);
+              v, as<unsigned long long>(masks), as<std::uint16_t>(counts), as<std::uint32_t>(base),
+              as<std::uint32_t>(fenwick), as<std::uint32_t>(keys), merged,
+              as<std::uint32_t>(sorted_keys), added);
         } else {
           node_kernel<IndexKind::RankDirectory><<<grids, kBlock, shared>>>(
-              v, masks.as<unsigned long long>(), counts.as<std::uint16_t>(),
-              base.as<std::uint32_t>(), fenwick.as<std::uint32_t>(), keys.as<std::uint32_t>(),
-              merged, sorted_keys.as<std::uint32_t>(), added);
+              v, as<unsigned long long>(masks), as<std::uint16_t>(counts), as<std::uint32_t>(base),
+              as<std::uint32_t>(fenwick), as<std::uint32_t>(keys), merged,
+              as<std::uint32_t>(sorted_keys), added);
         }
-        REPLAY_CHECK(cudaGetLastError());
+        SIMLOD_CUDA_CHECK_LAUNCH("node_kernel");
         clear_kernel<<<blocks(added), kBlock>>>(v, added);
-        REPLAY_CHECK(cudaGetLastError());
-        REPLAY_CHECK(cudaMemsetAsync(v.staged_count, 0, 4));
+        SIMLOD_CUDA_CHECK_LAUNCH("clear_kernel");
+        SIMLOD_CUDA_CHECK(cudaMemsetAsync(v.staged_count, 0, 4));
         // Staged bricks, hash slots at half load, sort copies; the new pool and keys.
         r.merge_bytes =
             std::max<std::uint64_t>(r.merge_bytes, std::uint64_t{added} * (64 + 4 + 4 + 16 + 12) +
                                                        std::uint64_t{merged} * (64 + 4));
         total = merged;
       }
-      merge = merge_timer.stop();
+      merge = merge_timer.ms();
       r.merge_ms += merge;
     }
     r.max_batch_ms = std::max(r.max_batch_ms, visit + merge);
   }
-  REPLAY_CHECK(cudaDeviceSynchronize());
+  SIMLOD_CUDA_CHECK(cudaDeviceSynchronize());
 
-  Buffer out(3 * sizeof(unsigned long long));
-  REPLAY_CHECK(cudaMemset(out.as<void>(), 0, 3 * sizeof(unsigned long long)));
+  const DeviceMemory out = filled(3 * sizeof(unsigned long long), 0, "the digest");
   const unsigned digest_grid = blocks(slots);
   switch (kind) {
     case IndexKind::Walk: break;
     case IndexKind::SlotTable:
       digest_kernel<IndexKind::SlotTable>
-          <<<digest_grid, kBlock>>>(v, slots, out.as<unsigned long long>());
+          <<<digest_grid, kBlock>>>(v, slots, as<unsigned long long>(out));
       break;
     case IndexKind::RankDirectory:
       digest_kernel<IndexKind::RankDirectory>
-          <<<digest_grid, kBlock>>>(v, slots, out.as<unsigned long long>());
+          <<<digest_grid, kBlock>>>(v, slots, as<unsigned long long>(out));
       break;
     case IndexKind::Fenwick:
       digest_kernel<IndexKind::Fenwick>
-          <<<digest_grid, kBlock>>>(v, slots, out.as<unsigned long long>());
+          <<<digest_grid, kBlock>>>(v, slots, as<unsigned long long>(out));
       break;
   }
-  REPLAY_CHECK(cudaGetLastError());
+  SIMLOD_CUDA_CHECK_LAUNCH("digest_kernel");
   unsigned long long host[3] = {0, 0, 0};
-  REPLAY_CHECK(cudaMemcpy(host, out.as<void>(), sizeof(host), cudaMemcpyDeviceToHost));
+  SIMLOD_CUDA_CHECK(cudaMemcpy(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost));
   unsigned long long visited = 0;
-  REPLAY_CHECK(cudaMemcpy(&visited, v.visits, sizeof(visited), cudaMemcpyDeviceToHost));
+  SIMLOD_CUDA_CHECK(cudaMemcpy(&visited, v.visits, sizeof(visited), cudaMemcpyDeviceToHost));
   r.visits = visited;
   r.cells = host[0];
   r.digest = host[1];
   r.bricks = host[2];
-  r.brick_bytes = r.bricks * 64;
   switch (kind) {
     case IndexKind::Walk: break;
     case IndexKind::SlotTable: r.index_bytes = slots * 4; break;

@@ -44,7 +44,6 @@ struct ReplayTree {
 };
 
 enum class IndexKind { Walk, SlotTable, RankDirectory, Fenwick };
-[[nodiscard]] const char* index_name(IndexKind kind);
 
 struct ReplayResult {
   double visit_ms = 0;       ///< the walks (lookups, claims, bit sets), summed over the batches
@@ -55,7 +54,6 @@ struct ReplayResult {
   std::uint64_t cells = 0;   ///< set cells at the end
   std::uint64_t digest = 0;  ///< occupancy_digest of the final bricks
   std::uint64_t index_bytes = 0;  ///< the index at the end (tables / bits and counts / trees, keys)
-  std::uint64_t brick_bytes = 0;  ///< the bricks at the end (64 bytes each)
   std::uint64_t merge_bytes = 0;  ///< the largest extra memory of a merge (staging, new pool)
 };
 
@@ -82,7 +80,8 @@ SIMLOD_HD std::uint64_t occupancy_digest_term(std::uint64_t grid, std::uint32_t 
 }
 
 /// Replays the batches (`batch` points each) of the quantised points over `tree` with `kind`
-/// on the CUDA device. Throws std::runtime_error on a CUDA error or a failed check.
+/// on the CUDA device. Throws CudaError or CapacityError from the device, std::runtime_error
+/// for grids the study does not cover.
 ReplayResult replay(const ReplayTree& tree, const std::vector<QuantPoint>& points,
                     std::size_t batch, IndexKind kind);
 

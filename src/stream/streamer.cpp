@@ -24,6 +24,14 @@ void add(UpdateStats& total, const UpdateStats& batch) {
   total.device_update_ms += batch.device_update_ms;
 }
 
+/// Streamer::compact() before done() is refused.
+void refuse_until_done(bool done) {
+  if (!done) {
+    throw InvalidInput(
+        "Streamer::compact: the stream is not done (update() until done(), or cancel() it)");
+  }
+}
+
 }  // namespace
 
 Streamer::Streamer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -188,15 +196,13 @@ bool Streamer::wait(std::chrono::microseconds timeout) {
 void Streamer::cancel() { impl().stop_loaders(); }
 
 void Streamer::compact(std::uint32_t chunk_capacity) {
-  if (!done()) {
-    throw InvalidInput(
-        "Streamer::compact: the stream is not done (update() until done(), or cancel() it)");
-  }
+  refuse_until_done(done());
   impl().octree->compact(chunk_capacity);
 }
 
 void Streamer::compact() {
-  compact(compact_chunk_capacity(impl().octree->config().point_encoding));
+  refuse_until_done(done());
+  impl().octree->compact();  // the default capacity of its point encoding
 }
 
 const Octree& Streamer::octree() const { return *impl().octree; }
