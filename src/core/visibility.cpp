@@ -181,12 +181,13 @@ std::vector<std::uint32_t> VisibilityMap::visible_from(const std::array<double, 
     return out;
   }
   const detail::Vec3d p{eye[0], eye[1], eye[2]};
+  std::uint32_t hint = detail::kNoHint;  // the last occluder of a segment from the eye
   for (std::uint32_t q = 0; q < leaves; ++q) {
     const detail::LeafGeometry& g = t.geometry[q];
     const detail::Vec3d d = detail::sub(g.centroid, p);
     if (!(-detail::dot(g.normal, d) > 0.0)) continue;  // q faces the eye
-    if (detail::cpu::count_occluders(t, p, d, q, VisibilityNode::kNone, impl_->config.occluders) <
-        impl_->config.occluders) {
+    if (detail::cpu::count_occluders(t, p, d, q, VisibilityNode::kNone, impl_->config.occluders,
+                                     hint) < impl_->config.occluders) {
       out.push_back(q);
     }
   }

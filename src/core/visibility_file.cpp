@@ -1,6 +1,7 @@
 // VisibilityMap::save and load: the map file (docs/file-formats.md, "Visibility maps").
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "core/visibility_impl.hpp"
@@ -99,6 +100,11 @@ VisibilityMap VisibilityMap::load(const std::filesystem::path& path) {
       h.leaves > h.nodes) {
     bad(path, "its header's counts are out of range");
   }
+  if (!(h.edge > 0.0) || !std::isfinite(h.edge) || !std::isfinite(h.origin[0]) ||
+      !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2])) {
+    bad(path, fmt::format("its cube (origin {}, {}, {}, edge {}) is not a cube", h.origin[0],
+                          h.origin[1], h.origin[2], h.edge));
+  }
   const std::uint64_t pairs = h.leaves * (h.leaves - 1) / 2;
   if (h.matrix_words != (pairs + 63) / 64) bad(path, "its leaf matrix has the wrong size");
   const std::uint64_t levels = std::uint64_t{h.depth} + 1;
@@ -174,6 +180,7 @@ VisibilityMap VisibilityMap::load(const std::filesystem::path& path) {
     const VisibilityNode& n = t.nodes[t.leaves[l].node];
     for (std::uint32_t k = 0; k < n.points; ++k) t.point_leaf[t.order[n.first_point + k]] = l;
   }
+  detail::cpu::make_walk(t);
   VisibilityStats& s = impl->stats;
   s.points = h.points;
   s.nodes = h.nodes;

@@ -137,6 +137,10 @@ TEST(VisibilityFile, DamagedFilesAreRefused) {
   const std::uint64_t words = (st.leaf_pairs + 63) / 64 + 1;
   std::memcpy(b.data() + 56, &words, 8);
   with(b, "leaf matrix has the wrong size");
+  b = good;
+  const double no_edge = 0.0;
+  std::memcpy(b.data() + 88, &no_edge, 8);  // the cube's edge
+  with(b, "is not a cube");
   fs::remove(damaged);
   EXPECT_THROW((void)VisibilityMap::load(temp_file("missing.vmap")), IoError);
 }

@@ -2,7 +2,7 @@
 // core/cpu/visibility/links.cpp). The level lists come from the host; per level one thread per
 // node pair ANDs the bits of its child pairs (a warp ballots 32 pairs into a word), then the
 // pairs of the level below that become links are counted and written out (a count pass, one
-// atomic per warp, then a fill pass into exactly that room); the host sorts them into lists.
+// atomic per warp, then a fill pass into exactly that room); csr.cu sorts them into lists.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -134,7 +134,7 @@ cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matri
   const std::uint64_t nb = leaf_of.size();
   DeviceMemory below = pair_bits(nb, "a level's pair bits");
   DeviceMemory counter = make_device(sizeof(unsigned long long), "the link count");
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+  std::vector<LevelLinks> found;
   std::vector<std::uint64_t> per_level(depth + 1, 0);
   ms = 0.0;
   KernelTimer first;
@@ -184,15 +184,12 @@ cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matri
                                                 static_cast<uint2*>(out.get()));
       SIMLOD_CUDA_CHECK_LAUNCH("visibility links_kernel (fill)");
       ms += fill.ms();
-      std::vector<uint2> host(count);
-      SIMLOD_CUDA_CHECK(
-          cudaMemcpy(host.data(), out.get(), count * sizeof(uint2), cudaMemcpyDeviceToHost));
-      for (const uint2& p : host) found.emplace_back(p.x, p.y);
+      found.push_back({std::move(out), count});
       per_level[l + 1] = count;
     }
     below = std::move(above);
   }
-  return cpu::links_csr(tree.nodes.size(), found, std::move(per_level));
+  return links_csr(tree.nodes.size(), found, std::move(per_level), ms);
 }
 
 }  // namespace simlod::detail::cuda

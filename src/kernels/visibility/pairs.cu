@@ -1,8 +1,9 @@
 // The leaf-pair matrix on CUDA (kernels/visibility/visibility_entry.hpp, map_passes.cuh): one
-// thread per
-// unordered pair, a warp per 32 consecutive pair indices (neighbouring pairs of one row share a
-// leaf, so their walks take similar paths), the facing test, then the occluder walk of
-// detail/visibility_walk.hpp; the warp ballots its 32 results into one word of the matrix.
+// thread per unordered pair, the facing test, then the occluder walk of
+// detail/visibility_walk.hpp, which both backends share. A warp takes runs of kChunkWords
+// matrix words, 32 consecutive pairs a word (neighbouring pairs of one row share a leaf, so
+// their walks take similar paths), and ballots each word's results; a lane's last occluder is
+// its next pair's first guess.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -21,35 +22,50 @@ namespace simlod::detail::cuda {
 namespace {
 
 constexpr unsigned kBlock = 128;
+constexpr unsigned kWarps = kBlock / 32;
 constexpr std::uint64_t kMaxBlocks = 132 * 16;
+/// A warp's run of matrix words (1,024 pairs, mostly of one row, so that a lane's last occluder
+/// is a good first guess for its next pair).
+constexpr std::uint64_t kChunkWords = 32;
 
 __global__ void __launch_bounds__(kBlock)
-    pairs_kernel(const VisibilityNode* __restrict__ nodes, const LeafGeometry* __restrict__ geo,
-                 std::uint64_t leaves, std::uint64_t pairs, std::uint32_t occluders,
+    pairs_kernel(WalkTree tree, std::uint64_t leaves, std::uint64_t pairs, std::uint32_t occluders,
                  std::uint32_t* __restrict__ bits, unsigned long long* counts) {
   const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
-  for (std::uint64_t base = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane);
-       base < pairs; base += warps * 32) {
-    const std::uint64_t idx = base + lane;
-    bool face = false, seen = false;
-    if (idx < pairs) {
-      std::uint64_t i = 0, j = 0;
-      unrank_pair(idx, leaves, i, j);
-      face = leaves_face(geo[i], geo[j]);
-      if (face) {
-        const Vec3d d = sub(geo[j].centroid, geo[i].centroid);
-        seen = count_occluders(nodes, geo, geo[i].centroid, d, static_cast<std::uint32_t>(i),
-                               static_cast<std::uint32_t>(j), occluders) < occluders;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
+  const std::uint64_t words = (pairs + 31) / 32;
+  unsigned long long facing = 0, visible = 0;
+  std::uint32_t hint = kNoHint;  // this lane's last occluder: mostly of the same row
+  for (std::uint64_t chunk = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32;
+       chunk * kChunkWords < words; chunk += warps) {
+    const std::uint64_t end = std::min(words, (chunk + 1) * kChunkWords);
+    for (std::uint64_t word = chunk * kChunkWords; word < end; ++word) {
+      const std::uint64_t idx = word * 32 + lane;
+      bool seen = false;
+      if (idx < pairs) {
+        std::uint64_t i = 0, j = 0;
+        unrank_pair(idx, leaves, i, j);
+        const LeafGeometry& gi = tree.geometry[i];
+        const LeafGeometry& gj = tree.geometry[j];
+        if (leaves_face(gi, gj)) {
+          ++facing;
+          seen = count_occluders(tree, gi.centroid, sub(gj.centroid, gi.centroid),
+                                 static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j),
+                                 occluders, hint) < occluders;
+          visible += seen ? 1 : 0;
+        }
       }
+      const std::uint32_t seen_bits = __ballot_sync(0xFFFFFFFFu, seen);
+      if (lane == 0) bits[word] = seen_bits;
     }
-    const std::uint32_t seen_bits = __ballot_sync(0xFFFFFFFFu, seen);
-    const std::uint32_t face_bits = __ballot_sync(0xFFFFFFFFu, face);
-    if (lane == 0) {
-      bits[base >> 5] = seen_bits;
-      atomicAdd(&counts[0], static_cast<unsigned long long>(__popc(face_bits)));
-      atomicAdd(&counts[1], static_cast<unsigned long long>(__popc(seen_bits)));
-    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    facing += __shfl_down_sync(0xFFFFFFFFu, facing, o);
+    visible += __shfl_down_sync(0xFFFFFFFFu, visible, o);
+  }
+  if (lane == 0) {
+    atomicAdd(&counts[0], facing);
+    atomicAdd(&counts[1], visible);
   }
 }
 
@@ -60,8 +76,12 @@ DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::
   const std::uint64_t n = tree.leaves.size();
   const std::uint64_t pairs = n * (n - 1) / 2;
   out.bits.assign((pairs + 63) / 64, 0);
-  DeviceMemory nodes = upload(tree.nodes, "the visibility octree");
+  DeviceMemory walk = upload(tree.walk, "the visibility octree");
+  DeviceMemory spheres = upload(tree.spheres, "the visibility spheres");
   DeviceMemory geometry = upload(tree.geometry, "the visibility leaves");
+  const WalkTree view{static_cast<const WalkNode*>(walk.get()),
+                      static_cast<const WalkSphere*>(spheres.get()),
+                      static_cast<const LeafGeometry*>(geometry.get()), tree.frame()};
   DeviceMemory bits =
       make_device(std::max<std::size_t>(out.bits.size() * 8, 8), "the leaf-pair matrix");
   DeviceMemory counts = make_device(2 * sizeof(unsigned long long), "the leaf-pair counts");
@@ -69,10 +89,10 @@ DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::
   SIMLOD_CUDA_CHECK(cudaMemset(counts.get(), 0, 2 * sizeof(unsigned long long)));
   KernelTimer timer;
   if (pairs > 0) {
-    pairs_kernel<<<blocks_for(pairs, kBlock, kMaxBlocks), kBlock>>>(
-        static_cast<const VisibilityNode*>(nodes.get()),
-        static_cast<const LeafGeometry*>(geometry.get()), n, pairs, occluders,
-        static_cast<std::uint32_t*>(bits.get()), static_cast<unsigned long long*>(counts.get()));
+    pairs_kernel<<<blocks_for((pairs + 32 * kChunkWords - 1) / (32 * kChunkWords), kWarps,
+                              kMaxBlocks),
+                   kBlock>>>(view, n, pairs, occluders, static_cast<std::uint32_t*>(bits.get()),
+                             static_cast<unsigned long long*>(counts.get()));
     SIMLOD_CUDA_CHECK_LAUNCH("visibility pairs_kernel");
   }
   ms = timer.ms();

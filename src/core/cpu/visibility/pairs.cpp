@@ -16,13 +16,14 @@ LeafPairs leaf_pairs(const VisTree& tree, std::uint32_t occluders) {
   std::vector<std::uint64_t> facing(pool.size(), 0), visible(pool.size(), 0);
   auto row = [&](unsigned worker, std::uint64_t i) {
     const LeafGeometry& p = tree.geometry[i];
+    std::uint32_t hint = kNoHint;  // the row's last occluder
     for (std::uint64_t j = i + 1; j < n; ++j) {
       const LeafGeometry& q = tree.geometry[j];
       if (!leaves_face(p, q)) continue;
       ++facing[worker];
       const Vec3d d = sub(q.centroid, p.centroid);
       if (count_occluders(tree, p.centroid, d, static_cast<std::uint32_t>(i),
-                          static_cast<std::uint32_t>(j), occluders) >= occluders) {
+                          static_cast<std::uint32_t>(j), occluders, hint) >= occluders) {
         continue;
       }
       ++visible[worker];

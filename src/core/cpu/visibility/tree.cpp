@@ -140,13 +140,52 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
     const VisibilityNode& node = t.nodes[t.leaves[l].node];
     for (std::uint32_t k = 0; k < node.points; ++k) t.point_leaf[t.order[node.first_point + k]] = l;
   }
+  make_walk(t);
   return t;
 }
 
+void make_walk(VisTree& tree) {
+  const std::size_t count = tree.nodes.size();
+  const WalkFrame frame = tree.frame();
+  // Boxes bottom-up (children come after their parent): a leaf's disk_box, an inner node's
+  // the union of its children's that a segment can meet.
+  std::vector<WalkBox> boxes(count);
+  std::vector<char> empty(count, 1);
+  for (std::size_t i = count; i-- > 0;) {
+    const VisibilityNode& n = tree.nodes[i];
+    WalkBox& b = boxes[i];
+    if (n.leaf != VisibilityNode::kNone) {
+      b = disk_box(tree.geometry[n.leaf], frame);
+      empty[i] = b.lo[0] == kNowhere ? 1 : 0;
+      continue;
+    }
+    for (std::uint32_t k = 0; k < n.children; ++k) {
+      const std::uint32_t c = n.first_child + k;
+      if (empty[c]) continue;
+      for (int a = 0; a < 3; ++a) {
+        b.lo[a] = empty[i] ? boxes[c].lo[a] : std::min(b.lo[a], boxes[c].lo[a]);
+        b.hi[a] = empty[i] ? boxes[c].hi[a] : std::max(b.hi[a], boxes[c].hi[a]);
+      }
+      empty[i] = 0;
+    }
+    if (empty[i]) {
+      for (int a = 0; a < 3; ++a) b.lo[a] = b.hi[a] = kNowhere;
+    }
+  }
+  tree.walk.resize(count);
+  tree.spheres.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const VisibilityNode& n = tree.nodes[i];
+    const bool leaf = n.leaf != VisibilityNode::kNone;
+    tree.walk[i] = make_walk_node(boxes[i], leaf ? n.leaf : n.first_child, leaf ? 0 : n.children);
+    tree.spheres[i] = {{n.centre[0], n.centre[1], n.centre[2]}, n.radius};
+  }
+}
+
 std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
-                              std::uint32_t skip_a, std::uint32_t skip_b, std::uint32_t limit) {
-  return detail::count_occluders(tree.nodes.data(), tree.geometry.data(), p, d, skip_a, skip_b,
-                                 limit);
+                              std::uint32_t skip_a, std::uint32_t skip_b, std::uint32_t limit,
+                              std::uint32_t& hint) {
+  return detail::count_occluders(tree.walk_tree(), p, d, skip_a, skip_b, limit, hint);
 }
 
 }  // namespace simlod::detail::cpu

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "simlod/detail/visibility_math.hpp"
+#include "simlod/detail/visibility_walk.hpp"
 #include "simlod/visibility.hpp"
 
 namespace simlod::detail::cpu {
@@ -21,17 +21,28 @@ struct VisTree {
   double origin[3] = {0.0, 0.0, 0.0};     ///< the cube's low corner
   double edge = 1.0;                      ///< the cube's edge
   std::uint32_t depth = 0;                ///< of the deepest leaf
+  std::vector<WalkNode> walk;             ///< the nodes as the occluder walk prunes by them
+  std::vector<WalkSphere> spheres;        ///< the nodes' exact spheres
+
+  [[nodiscard]] WalkFrame frame() const { return {{origin[0], origin[1], origin[2]}, edge}; }
+  /// The arrays the occluder walk reads (host memory).
+  [[nodiscard]] WalkTree walk_tree() const {
+    return {walk.data(), spheres.data(), geometry.data(), frame()};
+  }
 };
+
+/// Fills tree.walk and tree.spheres from its nodes.
+void make_walk(VisTree& tree);
 
 /// The octree of checked points and normals (config checked).
 [[nodiscard]] VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> normals,
                                      const VisibilityConfig& config);
 
 /// Leaves (other than `skip_a` and `skip_b`) that occlude the segment from p to p + d, counted
-/// up to `limit`, by a walk over the spheres from the root.
+/// up to `limit`, by a walk from the root (detail::count_occluders; `hint` as there).
 [[nodiscard]] std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
                                             std::uint32_t skip_a, std::uint32_t skip_b,
-                                            std::uint32_t limit);
+                                            std::uint32_t limit, std::uint32_t& hint);
 
 /// The leaf-pair matrix: bit pair_index(i, j, leaves) set when leaves i < j see each other.
 struct LeafPairs {
