@@ -75,5 +75,15 @@ TEST(GpuVisibility, EstimatedNormalsAndThousandsOfLeaves) {
   expect_same_map(gpu, cpu);
 }
 
+TEST(GpuVisibility, PairsInSeveralTilesGiveTheCpuMap) {
+  SIMLOD_REQUIRE_GPU();
+  // About 16,000 leaves: 1.3 x 10^8 pairs, two tiles of the CUDA pair phase.
+  const VisScene s = box_scene(1.0 / 140, 0.13, 1.0 / 280);
+  const VisibilityMap cpu = VisibilityMap::build(s.points, s.normals, {6, 8, 1, Backend::Cpu});
+  const VisibilityMap gpu = VisibilityMap::build(s.points, s.normals, {6, 8, 1, Backend::Cuda});
+  EXPECT_GT(cpu.stats().leaf_pairs, std::uint64_t{1} << 26);
+  expect_same_map(gpu, cpu);
+}
+
 }  // namespace
 }  // namespace simlod::test

@@ -1,9 +1,13 @@
-// The leaf-pair matrix on CUDA (kernels/visibility/visibility_entry.hpp, map_passes.cuh): one
-// thread per unordered pair, the facing test, then the occluder walk of
-// detail/visibility_walk.hpp, which both backends share. A warp takes runs of kChunkWords
-// matrix words, 32 consecutive pairs a word (neighbouring pairs of one row share a leaf, so
-// their walks take similar paths), and ballots each word's results; a lane's last occluder is
-// its next pair's first guess.
+// The leaf-pair matrix on CUDA (kernels/visibility/visibility_entry.hpp, map_passes.cuh), in
+// tiles of kTile pairs, two kernels a tile:
+// - facing_kernel: one thread per unordered pair, the facing test; a warp appends the facing
+//   pairs of its 32 consecutive ones to the tile's list (one atomic a warp), so the list keeps
+//   neighbouring pairs of a row together;
+// - walk_kernel: one thread per listed pair, the occluder walk of detail/visibility_walk.hpp,
+//   which both backends share; visible pairs set their bit with an atomic OR. A warp takes runs
+//   of kChunk list entries, so a lane's last occluder (mostly of the same row) is its next
+//   pair's first guess.
+// Only facing pairs reach the walks, so no lane idles there on pairs that do not face.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -24,49 +28,66 @@ namespace {
 constexpr unsigned kBlock = 128;
 constexpr unsigned kWarps = kBlock / 32;
 constexpr std::uint64_t kMaxBlocks = 132 * 16;
-/// A warp's run of matrix words (1,024 pairs, mostly of one row, so that a lane's last occluder
-/// is a good first guess for its next pair).
-constexpr std::uint64_t kChunkWords = 32;
+/// Pairs a tile: its list takes at most 4 bytes each.
+constexpr std::uint64_t kTile = std::uint64_t{1} << 26;
+/// A warp's run of list entries in walk_kernel.
+constexpr std::uint64_t kChunk = 1024;
+
+__global__ void add_kernel(const unsigned long long* from, unsigned long long* to) { *to += *from; }
 
 __global__ void __launch_bounds__(kBlock)
-    pairs_kernel(WalkTree tree, std::uint64_t leaves, std::uint64_t pairs, std::uint32_t occluders,
-                 std::uint32_t* __restrict__ bits, unsigned long long* counts) {
+    facing_kernel(const LeafGeometry* __restrict__ geometry, std::uint64_t leaves,
+                  std::uint64_t first, std::uint64_t count, std::uint32_t* __restrict__ list,
+                  unsigned long long* __restrict__ listed) {
   const unsigned lane = threadIdx.x & 31u;
   const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
-  const std::uint64_t words = (pairs + 31) / 32;
-  unsigned long long facing = 0, visible = 0;
-  std::uint32_t hint = kNoHint;  // this lane's last occluder: mostly of the same row
-  for (std::uint64_t chunk = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32;
-       chunk * kChunkWords < words; chunk += warps) {
-    const std::uint64_t end = std::min(words, (chunk + 1) * kChunkWords);
-    for (std::uint64_t word = chunk * kChunkWords; word < end; ++word) {
-      const std::uint64_t idx = word * 32 + lane;
-      bool seen = false;
-      if (idx < pairs) {
-        std::uint64_t i = 0, j = 0;
-        unrank_pair(idx, leaves, i, j);
-        const LeafGeometry& gi = tree.geometry[i];
-        const LeafGeometry& gj = tree.geometry[j];
-        if (leaves_face(gi, gj)) {
-          ++facing;
-          seen = count_occluders(tree, gi.centroid, sub(gj.centroid, gi.centroid),
-                                 static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j),
-                                 occluders, hint) < occluders;
-          visible += seen ? 1 : 0;
-        }
+  for (std::uint64_t base = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32 * 32;
+       base < count; base += warps * 32) {
+    bool face = false;
+    if (base + lane < count) {
+      std::uint64_t i = 0, j = 0;
+      unrank_pair(first + base + lane, leaves, i, j);
+      face = leaves_face(geometry[i], geometry[j]);
+    }
+    const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, face);
+    unsigned long long at = 0;
+    if (lane == 0 && ballot != 0)
+      at = atomicAdd(listed, static_cast<unsigned long long>(__popc(ballot)));
+    at = __shfl_sync(0xFFFFFFFFu, at, 0);
+    if (face)
+      list[at + __popc(ballot & ((1u << lane) - 1u))] = static_cast<std::uint32_t>(base + lane);
+  }
+}
+
+__global__ void __launch_bounds__(kBlock)
+    walk_kernel(WalkTree tree, std::uint64_t leaves, std::uint64_t first,
+                const std::uint32_t* __restrict__ list,
+                const unsigned long long* __restrict__ listed, std::uint32_t occluders,
+                std::uint32_t* __restrict__ bits, unsigned long long* __restrict__ visible_count) {
+  const unsigned lane = threadIdx.x & 31u;
+  const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
+  const std::uint64_t entries = *listed;
+  unsigned long long visible = 0;
+  std::uint32_t hint = kNoHint;
+  for (std::uint64_t chunk = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32 * kChunk;
+       chunk < entries; chunk += warps * kChunk) {
+    const std::uint64_t end = chunk + kChunk < entries ? chunk + kChunk : entries;
+    for (std::uint64_t e = chunk + lane; e < end; e += 32) {
+      const std::uint64_t idx = first + list[e];
+      std::uint64_t i = 0, j = 0;
+      unrank_pair(idx, leaves, i, j);
+      const LeafGeometry& gi = tree.geometry[i];
+      const LeafGeometry& gj = tree.geometry[j];
+      if (count_occluders(tree, gi.centroid, sub(gj.centroid, gi.centroid),
+                          static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), occluders,
+                          hint) < occluders) {
+        atomicOr(&bits[idx >> 5], 1u << (idx & 31u));
+        ++visible;
       }
-      const std::uint32_t seen_bits = __ballot_sync(0xFFFFFFFFu, seen);
-      if (lane == 0) bits[word] = seen_bits;
     }
   }
-  for (int o = 16; o > 0; o /= 2) {
-    facing += __shfl_down_sync(0xFFFFFFFFu, facing, o);
-    visible += __shfl_down_sync(0xFFFFFFFFu, visible, o);
-  }
-  if (lane == 0) {
-    atomicAdd(&counts[0], facing);
-    atomicAdd(&counts[1], visible);
-  }
+  for (int o = 16; o > 0; o /= 2) visible += __shfl_down_sync(0xFFFFFFFFu, visible, o);
+  if (lane == 0 && visible > 0) atomicAdd(visible_count, visible);
 }
 
 }  // namespace
@@ -87,13 +108,26 @@ DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::
   DeviceMemory counts = make_device(2 * sizeof(unsigned long long), "the leaf-pair counts");
   SIMLOD_CUDA_CHECK(cudaMemset(bits.get(), 0, std::max<std::size_t>(out.bits.size() * 8, 8)));
   SIMLOD_CUDA_CHECK(cudaMemset(counts.get(), 0, 2 * sizeof(unsigned long long)));
+  const std::uint64_t tile = std::min(pairs, kTile);
+  DeviceMemory list = make_device(std::max<std::uint64_t>(tile, 1) * 4, "a tile's facing pairs");
+  DeviceMemory listed = make_device(sizeof(unsigned long long), "a tile's facing pair count");
+  auto* d_counts = static_cast<unsigned long long*>(counts.get());
+  auto* d_listed = static_cast<unsigned long long*>(listed.get());
+  auto* d_list = static_cast<std::uint32_t*>(list.get());
   KernelTimer timer;
-  if (pairs > 0) {
-    pairs_kernel<<<blocks_for((pairs + 32 * kChunkWords - 1) / (32 * kChunkWords), kWarps,
-                              kMaxBlocks),
-                   kBlock>>>(view, n, pairs, occluders, static_cast<std::uint32_t*>(bits.get()),
-                             static_cast<unsigned long long*>(counts.get()));
-    SIMLOD_CUDA_CHECK_LAUNCH("visibility pairs_kernel");
+  for (std::uint64_t first = 0; first < pairs; first += tile) {
+    const std::uint64_t count = std::min(tile, pairs - first);
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_listed, 0, sizeof(unsigned long long)));
+    facing_kernel<<<blocks_for(count, kBlock, kMaxBlocks), kBlock>>>(view.geometry, n, first, count,
+                                                                     d_list, d_listed);
+    SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
+    walk_kernel<<<blocks_for((count + kChunk - 1) / kChunk, kWarps, kMaxBlocks), kBlock>>>(
+        view, n, first, d_list, d_listed, occluders, static_cast<std::uint32_t*>(bits.get()),
+        d_counts + 1);
+    SIMLOD_CUDA_CHECK_LAUNCH("visibility walk_kernel");
+    // The facing pairs add up on the device.
+    add_kernel<<<1, 1>>>(d_listed, d_counts);
+    SIMLOD_CUDA_CHECK_LAUNCH("visibility add_kernel");
   }
   ms = timer.ms();
   if (!out.bits.empty()) {
