@@ -46,8 +46,8 @@ struct VisibilityConfig {
   std::uint32_t height = 8;       ///< h, the octree's height limit: 1 .. 16
   std::uint32_t leaf_points = 8;  ///< a node splits while it holds more points (>= 1)
   std::uint32_t occluders = 1;    ///< K: a pair is invisible from K counting occluders on (>= 1)
-  /// Where the leaf pairs and the links run (Auto: CUDA when a device is present); the octree
-  /// is built on the CPU. Both give the same map.
+  /// Where the octree, the leaf pairs and the links are built (Auto: CUDA when a device is
+  /// present). Both give the same map.
   Backend backend = Backend::Auto;
 };
 

@@ -74,8 +74,14 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   VisibilityStats& s = impl->stats;
+  s.backend = resolve_backend(config.backend);
   detail::Stopwatch watch;
+#if SIMLOD_HAS_CUDA
+  impl->tree = s.backend == Backend::Cuda ? detail::cuda::build_vis_tree(points, normals, config)
+                                          : detail::cpu::build_vis_tree(points, normals, config);
+#else
   impl->tree = detail::cpu::build_vis_tree(points, normals, config);
+#endif
   s.octree_ms = watch.ms();
   const std::uint64_t leaves = impl->tree.leaves.size();
   s.points = points.size();
@@ -89,7 +95,6 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
         "holds; lower the height or raise leaf_points",
         leaves, s.leaf_pairs, s.leaf_pairs / 8 / 1'000'000, kMaxMatrixBytes / 1'000'000));
   }
-  s.backend = resolve_backend(config.backend);
   if (s.backend == Backend::Cuda) {
 #if SIMLOD_HAS_CUDA
     auto map = detail::cuda::pairs_and_links(impl->tree, config.occluders, s.pairs_ms, s.links_ms);

@@ -2,6 +2,8 @@
 // scenes of the CPU tests, the box with its cube, and a box of several thousand leaves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "core/visibility_scenes.hpp"
@@ -12,10 +14,31 @@
 namespace simlod::test {
 namespace {
 
+/// The same octree: nodes, leaves and point order byte for byte.
+void expect_same_tree(const VisibilityMap& gpu, const VisibilityMap& cpu) {
+  ASSERT_EQ(gpu.nodes().size(), cpu.nodes().size());
+  ASSERT_EQ(gpu.leaves().size(), cpu.leaves().size());
+  ASSERT_EQ(gpu.stats().depth, cpu.stats().depth);
+  for (std::size_t i = 0; i < cpu.nodes().size(); ++i) {
+    ASSERT_EQ(std::memcmp(&gpu.nodes()[i], &cpu.nodes()[i], sizeof(VisibilityNode)), 0)
+        << "node " << i;
+  }
+  for (std::size_t i = 0; i < cpu.leaves().size(); ++i) {
+    const VisibilityLeaf &g = gpu.leaves()[i], &c = cpu.leaves()[i];
+    ASSERT_TRUE(g.node == c.node && g.centroid == c.centroid && g.normal == c.normal &&
+                g.delta == c.delta)
+        << "leaf " << i;
+  }
+  ASSERT_TRUE(std::ranges::equal(gpu.point_order(), cpu.point_order()));
+  for (std::uint32_t i = 0; i < cpu.point_order().size(); ++i) {
+    ASSERT_EQ(gpu.leaf_of_point(i), cpu.leaf_of_point(i)) << "point " << i;
+  }
+}
+
 void expect_same_map(const VisibilityMap& gpu, const VisibilityMap& cpu) {
   ASSERT_EQ(gpu.stats().backend, Backend::Cuda);
   ASSERT_EQ(cpu.stats().backend, Backend::Cpu);
-  ASSERT_EQ(gpu.leaves().size(), cpu.leaves().size());
+  expect_same_tree(gpu, cpu);
   EXPECT_EQ(gpu.stats().facing_pairs, cpu.stats().facing_pairs);
   EXPECT_EQ(gpu.stats().visible_pairs, cpu.stats().visible_pairs);
   EXPECT_EQ(gpu.stats().links, cpu.stats().links);
@@ -73,6 +96,41 @@ TEST(GpuVisibility, EstimatedNormalsAndThousandsOfLeaves) {
   const VisibilityMap gpu = VisibilityMap::build(s.points, normals, {6, 24, 1, Backend::Cuda});
   EXPECT_GT(cpu.stats().leaves, 3000u);
   expect_same_map(gpu, cpu);
+}
+
+TEST(GpuVisibility, OctreeEqualsTheCpusOnEdgeCases) {
+  SIMLOD_REQUIRE_GPU();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<VisScene> scenes(5);
+  // Far from the origin and negative; duplicates of a few spots; every point on one spot; one
+  // point; a thin line along x.
+  for (int i = 0; i < 3000; ++i) {
+    scenes[0].points.push_back({-5e5f + 30 * u(rng), 4e6f + 30 * u(rng), -20 + u(rng), 0});
+    scenes[0].normals.push_back({u(rng), u(rng), 1.0f});
+    const float spot = static_cast<float>(i % 7);
+    scenes[1].points.push_back({spot, -spot, 0.5f * spot, 0});
+    scenes[1].normals.push_back({0.0f, 0.0f, i % 2 ? 1.0f : -1.0f});
+    scenes[2].points.push_back({1.5f, 2.5f, -3.5f, 0});
+    scenes[2].normals.push_back({1.0f, 0.0f, 0.0f});
+    scenes[4].points.push_back({u(rng), 0.0f, 0.0f, 0});
+    scenes[4].normals.push_back({0.0f, 1.0f, 0.0f});
+  }
+  scenes[3].points.push_back({1.0f, 2.0f, 3.0f, 0});
+  scenes[3].normals.push_back({0.0f, 0.0f, 1.0f});
+  for (std::size_t k = 0; k < scenes.size(); ++k) {
+    for (const VisibilityConfig config :
+         {VisibilityConfig{1, 8, 1, Backend::Cpu}, VisibilityConfig{6, 1, 1, Backend::Cpu},
+          VisibilityConfig{16, 4, 1, Backend::Cpu}}) {
+      SCOPED_TRACE(testing::Message() << "scene " << k << ", height " << config.height
+                                      << ", leaf_points " << config.leaf_points);
+      VisibilityConfig on_gpu = config;
+      on_gpu.backend = Backend::Cuda;
+      const VisibilityMap cpu = VisibilityMap::build(scenes[k].points, scenes[k].normals, config);
+      const VisibilityMap gpu = VisibilityMap::build(scenes[k].points, scenes[k].normals, on_gpu);
+      expect_same_map(gpu, cpu);
+    }
+  }
 }
 
 TEST(GpuVisibility, PairsInSeveralTilesGiveTheCpuMap) {

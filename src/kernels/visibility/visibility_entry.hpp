@@ -1,14 +1,20 @@
 // The CUDA executors of VisibilityMap (core/visibility.cpp calls them in builds with CUDA): the
-// octree is built on the host (core/cpu/visibility/tree.cpp) and copied over; the leaf pairs
-// and the links, the O(leaves^2) parts, run on the current device and give the CPU
-// executor's results bit for bit (the same rules, kernels compiled without fused multiply-adds).
+// octree, the leaf pairs and the links run on the current device and give the CPU executor's
+// results bit for bit (the same rules, kernels compiled without fused multiply-adds).
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "core/cpu/visibility/visibility.hpp"
 
 namespace simlod::detail::cuda {
+
+/// cpu::build_vis_tree on the device, bit for bit (the tree comes back to the host, where the
+/// map keeps it).
+[[nodiscard]] cpu::VisTree build_vis_tree(std::span<const Point> points,
+                                          std::span<const Normal> normals,
+                                          const VisibilityConfig& config);
 
 /// What the device computes of a map: the leaf-pair matrix and the links.
 struct PairsAndLinks {

@@ -7,42 +7,16 @@
 
 #include "core/cpu/visibility/visibility.hpp"
 #include "simlod/detail/morton.hpp"
+#include "simlod/detail/visibility_tree.hpp"
 #include "simlod/detail/visibility_walk.hpp"
 
 namespace simlod::detail::cpu {
-namespace {
 
-/// A leaf's normal is 0 when the mean of its points' unit normals is shorter than this.
-constexpr double kCancelledNormal = 0.05;
-
-Vec3d point_of(const Point& p) { return {p.x, p.y, p.z}; }
-
-double length(const Vec3d& v) { return std::sqrt(dot(v, v)); }
-
-/// The geometry of the leaf over `order[first .. first + count)`.
-LeafGeometry leaf_geometry(std::span<const Point> points, std::span<const Normal> normals,
-                           std::span<const std::uint32_t> ids) {
-  LeafGeometry g;
-  Vec3d sum, nsum;
-  for (const std::uint32_t i : ids) {
-    const Vec3d p = point_of(points[i]);
-    sum = {sum.x + p.x, sum.y + p.y, sum.z + p.z};
-    const Vec3d n{normals[i].x, normals[i].y, normals[i].z};
-    const double len = length(n);
-    if (len > 0.0) nsum = {nsum.x + n.x / len, nsum.y + n.y / len, nsum.z + n.z / len};
-  }
-  const double count = static_cast<double>(ids.size());
-  g.centroid = {sum.x / count, sum.y / count, sum.z / count};
-  const Vec3d mean{nsum.x / count, nsum.y / count, nsum.z / count};
-  const double len = length(mean);
-  if (len >= kCancelledNormal) g.normal = {mean.x / len, mean.y / len, mean.z / len};
-  for (const std::uint32_t i : ids) {
-    g.delta = std::max(g.delta, length(sub(point_of(points[i]), g.centroid)));
-  }
-  return g;
+void set_cube(VisTree& t, const double lo[3], const double hi[3]) {
+  t.edge = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  if (!(t.edge > 0.0)) t.edge = 1.0;  // every point on one spot
+  for (int a = 0; a < 3; ++a) t.origin[a] = lo[a];
 }
-
-}  // namespace
 
 VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> normals,
                        const VisibilityConfig& config) {
@@ -57,9 +31,7 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
       hi[a] = std::max(hi[a], c[a]);
     }
   }
-  t.edge = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
-  if (!(t.edge > 0.0)) t.edge = 1.0;  // every point on one spot
-  for (int a = 0; a < 3; ++a) t.origin[a] = lo[a];
+  set_cube(t, lo, hi);
 
   // Morton codes of the cells at depth h; points sorted by (code, index).
   const std::uint32_t cells = 1u << h;
@@ -67,10 +39,7 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
   for (std::size_t i = 0; i < n; ++i) {
     const double c[3] = {points[i].x, points[i].y, points[i].z};
     std::uint32_t q[3];
-    for (int a = 0; a < 3; ++a) {
-      const double f = std::floor((c[a] - t.origin[a]) / t.edge * cells);
-      q[a] = static_cast<std::uint32_t>(std::clamp(f, 0.0, static_cast<double>(cells - 1)));
-    }
+    for (int a = 0; a < 3; ++a) q[a] = vis_cell(c[a], t.origin[a], t.edge, cells);
     code[i] = morton_3d(q[0], q[1], q[2]);
   }
   t.order.resize(n);
@@ -84,8 +53,7 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
   t.nodes[0].points = static_cast<std::uint32_t>(n);
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     VisibilityNode node = t.nodes[i];
-    const double size = t.edge / static_cast<double>(1u << node.depth);
-    for (int a = 0; a < 3; ++a) node.centre[a] = t.origin[a] + (node.cell[a] + 0.5) * size;
+    node_centre(node, t.origin, t.edge);
     if (node.points > config.leaf_points && node.depth < h) {
       const std::uint32_t shift = 3 * (h - node.depth - 1);
       node.first_child = static_cast<std::uint32_t>(t.nodes.size());
@@ -108,8 +76,8 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
       }
     } else {
       node.leaf = static_cast<std::uint32_t>(t.leaves.size());
-      const std::span<const std::uint32_t> ids(t.order.data() + node.first_point, node.points);
-      const LeafGeometry g = leaf_geometry(points, normals, ids);
+      const std::uint32_t* ids = t.order.data() + node.first_point;
+      const LeafGeometry g = leaf_geometry(points.data(), normals.data(), ids, node.points);
       t.geometry.push_back(g);
       VisibilityLeaf leaf;
       leaf.node = static_cast<std::uint32_t>(i);
@@ -117,9 +85,8 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
       leaf.normal = {g.normal.x, g.normal.y, g.normal.z};
       leaf.delta = g.delta;
       t.leaves.push_back(leaf);
-      const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
-      for (const std::uint32_t p : ids)
-        node.radius = std::max(node.radius, length(sub(point_of(points[p]), c)));
+      node.radius = leaf_radius(points.data(), ids, node.points,
+                                {node.centre[0], node.centre[1], node.centre[2]});
       t.depth = std::max(t.depth, node.depth);
     }
     t.nodes[i] = node;
@@ -127,13 +94,7 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
   // Inner spheres bottom-up: children come after their parent.
   for (std::size_t i = t.nodes.size(); i-- > 0;) {
     VisibilityNode& node = t.nodes[i];
-    if (node.leaf != VisibilityNode::kNone) continue;
-    const Vec3d c{node.centre[0], node.centre[1], node.centre[2]};
-    for (std::uint32_t k = 0; k < node.children; ++k) {
-      const VisibilityNode& ch = t.nodes[node.first_child + k];
-      const Vec3d cc{ch.centre[0], ch.centre[1], ch.centre[2]};
-      node.radius = std::max(node.radius, length(sub(cc, c)) + ch.radius);
-    }
+    if (node.leaf == VisibilityNode::kNone) node.radius = inner_radius(t.nodes.data(), node);
   }
   t.point_leaf.assign(n, 0);
   for (std::uint32_t l = 0; l < t.leaves.size(); ++l) {

@@ -31,6 +31,10 @@ struct VisTree {
   }
 };
 
+/// The tree's cube from the points' bounds: origin lo, edge the largest side (1 when every point
+/// lies on one spot).
+void set_cube(VisTree& tree, const double lo[3], const double hi[3]);
+
 /// Fills tree.walk and tree.spheres from its nodes.
 void make_walk(VisTree& tree);
 
