@@ -7,10 +7,13 @@
 //
 // SIMLOD_BENCH_POINTS below 10^5 (the smoke runs) shrinks every scene to about that many points.
 //
+// normals/<backend>/town_1e6: estimate_normals of the town's 10^6 points (k = 16, propagated).
+//
 // Counters: leaf_pairs_per_s (all unordered leaf pairs / pairs_ms), facing_pairs_per_s (the
 // pairs left after the facing test, each walked for occluders / pairs_ms), leaves, links.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -40,28 +43,63 @@ struct Cloud {
   std::vector<Normal> normals;
 };
 
-/// The synthetic town of n points (relative to its low corner), normals propagated from a
-/// viewpoint high above it.
+/// The synthetic town's points and the normals' parameters (a viewpoint high above it).
+struct TownPoints {
+  std::vector<Point> points;
+  simlod::NormalParams params;
+};
+
+/// The synthetic town of n points (relative to its low corner).
+const TownPoints& town_points(std::uint64_t n) {
+  static std::map<std::uint64_t, TownPoints> cache;
+  TownPoints& t = cache[n];
+  if (t.points.empty()) {
+    simlod::synth::Generator gen({.points = n, .seed = 1});
+    const simlod::Bounds b = gen.bounds();
+    t.points.resize(n);
+    std::size_t got = 0;
+    while (got < n) got += gen.next(std::span(t.points).subspan(got));
+    for (Point& p : t.points) {
+      p.x -= static_cast<float>(b.min[0]);
+      p.y -= static_cast<float>(b.min[1]);
+      p.z -= static_cast<float>(b.min[2]);
+    }
+    t.params.viewpoint = std::array<double, 3>{b.size()[0] / 2, b.size()[1] / 2, 10 * b.size()[2]};
+  }
+  return t;
+}
+
+/// The town of n points with normals propagated from above it.
 const Cloud& town(std::uint64_t wanted) {
   const std::uint64_t n = std::min(wanted, budget());
   static std::map<std::uint64_t, Cloud> cache;
   Cloud& c = cache[n];
   if (c.points.empty()) {
-    simlod::synth::Generator gen({.points = n, .seed = 1});
-    const simlod::Bounds b = gen.bounds();
-    c.points.resize(n);
-    std::size_t got = 0;
-    while (got < n) got += gen.next(std::span(c.points).subspan(got));
-    for (Point& p : c.points) {
-      p.x -= static_cast<float>(b.min[0]);
-      p.y -= static_cast<float>(b.min[1]);
-      p.z -= static_cast<float>(b.min[2]);
-    }
-    simlod::NormalParams params;
-    params.viewpoint = std::array<double, 3>{b.size()[0] / 2, b.size()[1] / 2, 10 * b.size()[2]};
-    c.normals = simlod::estimate_normals(c.points, params);
+    const TownPoints& t = town_points(n);
+    c.points = t.points;
+    c.normals = simlod::estimate_normals(c.points, t.params);
   }
   return c;
+}
+
+/// estimate_normals (k = 16, propagated) of the town on one backend: the whole call.
+void normals(benchmark::State& state, std::uint64_t wanted, Backend backend) {
+  if (backend == Backend::Cuda && simlod::cuda_device_count() == 0) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  const TownPoints& t = town_points(std::min(wanted, budget()));
+  simlod::NormalParams params = t.params;
+  params.backend = backend;
+  if (backend == Backend::Cuda) (void)simlod::estimate_normals(t.points, params);
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<Normal> n = simlod::estimate_normals(t.points, params);
+    benchmark::DoNotOptimize(n.data());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.counters["points"] = static_cast<double>(t.points.size());
 }
 
 const Cloud& box() {
@@ -163,6 +201,16 @@ void register_all() {
         ->ReportAggregatesOnly(true)
         ->Unit(benchmark::kMillisecond);
   };
+  for (const Backend b : {Backend::Cuda, Backend::Cpu}) {
+    benchmark::RegisterBenchmark(
+        b == Backend::Cuda ? "normals/cuda/town_1e6" : "normals/cpu/town_1e6", normals, 1'000'000,
+        b)
+        ->Iterations(1)
+        ->Repetitions(b == Backend::Cuda ? 3 : 1)
+        ->UseManualTime()
+        ->ReportAggregatesOnly(true)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const Case& c : cases) {
     for (std::uint32_t h = 6; h <= c.max_height; ++h) {
       add(std::string("cuda/") + c.name + "/height_" + std::to_string(h), c.cloud, h, Backend::Cuda,

@@ -28,10 +28,14 @@ struct NormalParams {
   std::uint32_t neighbours = 16;  ///< k, the point itself included: 3 .. 128
   NormalOrientation orientation = NormalOrientation::Propagate;
   std::optional<std::array<double, 3>> viewpoint{};  ///< required by Viewpoint
+  /// Where the neighbours and the PCA run (Auto: CUDA when a device is present); both give the
+  /// same normals. The orientation runs on the CPU.
+  Backend backend = Backend::Auto;
 };
 
 /// Unit normals, one per point: the eigenvector of the smallest eigenvalue of the covariance of
-/// its k nearest neighbours (ties in distance go to the lower index), on every CPU core.
+/// its k nearest neighbours (ties in distance go to the lower index), on params.backend (the
+/// CPU: every core).
 /// InvalidInput for fewer than k points, k out of range, a non-finite coordinate (naming the
 /// point) or Viewpoint without a viewpoint. Neighbourhoods that span no plane (all on one spot
 /// or one line) get the normal (0, 0, 0).

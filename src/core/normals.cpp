@@ -11,69 +11,12 @@
 
 #include "core/cpu/visibility/knn.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/visibility/visibility_entry.hpp"
+#include "simlod/detail/pca_normal.hpp"
 #include "simlod/error.hpp"
 
 namespace simlod {
 namespace {
-
-/// The unit eigenvector of the smallest eigenvalue of the symmetric 3 x 3 matrix `m` (cyclic
-/// Jacobi rotations), or 0 when the two smallest eigenvalues are both ~0 (no plane).
-std::array<double, 3> smallest_eigenvector(double m[3][3]) {
-  double v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  for (int sweep = 0; sweep < 32; ++sweep) {
-    const double off = m[0][1] * m[0][1] + m[0][2] * m[0][2] + m[1][2] * m[1][2];
-    if (off < 1e-30) break;
-    for (int p = 0; p < 2; ++p) {
-      for (int q = p + 1; q < 3; ++q) {
-        if (std::abs(m[p][q]) < 1e-300) continue;
-        const double theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
-        const double t =
-            (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-        const double c = 1.0 / std::sqrt(t * t + 1), s = t * c;
-        for (int r = 0; r < 3; ++r) {  // m = J^T m J
-          const double mrp = m[r][p], mrq = m[r][q];
-          m[r][p] = c * mrp - s * mrq;
-          m[r][q] = s * mrp + c * mrq;
-        }
-        for (int r = 0; r < 3; ++r) {
-          const double mpr = m[p][r], mqr = m[q][r];
-          m[p][r] = c * mpr - s * mqr;
-          m[q][r] = s * mpr + c * mqr;
-        }
-        for (int r = 0; r < 3; ++r) {
-          const double vrp = v[r][p], vrq = v[r][q];
-          v[r][p] = c * vrp - s * vrq;
-          v[r][q] = s * vrp + c * vrq;
-        }
-      }
-    }
-  }
-  int order[3] = {0, 1, 2};
-  std::sort(order, order + 3, [&](int a, int b) { return m[a][a] < m[b][b]; });
-  const double largest = std::abs(m[order[2]][order[2]]);
-  if (largest == 0.0 || std::abs(m[order[1]][order[1]]) <= 1e-12 * largest) return {0, 0, 0};
-  const int e = order[0];
-  return {v[0][e], v[1][e], v[2][e]};
-}
-
-std::array<double, 3> pca_normal(std::span<const Point> points,
-                                 std::span<const std::uint32_t> ids) {
-  double mean[3] = {0, 0, 0};
-  for (const std::uint32_t j : ids) {
-    mean[0] += points[j].x;
-    mean[1] += points[j].y;
-    mean[2] += points[j].z;
-  }
-  for (double& m : mean) m /= static_cast<double>(ids.size());
-  double cov[3][3] = {};
-  for (const std::uint32_t j : ids) {
-    const double d[3] = {points[j].x - mean[0], points[j].y - mean[1], points[j].z - mean[2]};
-    for (int a = 0; a < 3; ++a) {
-      for (int b = 0; b < 3; ++b) cov[a][b] += d[a] * d[b];
-    }
-  }
-  return smallest_eigenvector(cov);
-}
 
 double dot3(const Normal& a, const Normal& b) {
   return double{a.x} * b.x + double{a.y} * b.y + double{a.z} * b.z;
@@ -199,16 +142,25 @@ std::vector<Normal> estimate_normals(std::span<const Point> points, const Normal
           "estimate_normals: point {} has a non-finite coordinate ({}, {}, {})", i, p.x, p.y, p.z));
     }
   }
-  const std::vector<std::uint32_t> knn = detail::cpu::nearest_neighbours(points, k);
-  std::vector<Normal> normals(points.size());
-  detail::ThreadPool::shared().parallel_for(
-      points.size(), 256, [&](unsigned, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          const auto n = pca_normal(points, std::span(knn).subspan(i * k, k));
-          normals[i] = {static_cast<float>(n[0]), static_cast<float>(n[1]),
-                        static_cast<float>(n[2])};
-        }
-      });
+  std::vector<std::uint32_t> knn;
+  std::vector<Normal> normals;
+#if SIMLOD_HAS_CUDA
+  if (resolve_backend(params.backend) == Backend::Cuda) {
+    normals = detail::cuda::pca_normals(points, k, knn);
+  }
+#endif
+  if (knn.empty()) {
+    knn = detail::cpu::nearest_neighbours(points, k);
+    normals.resize(points.size());
+    detail::ThreadPool::shared().parallel_for(
+        points.size(), 256, [&](unsigned, std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) {
+            const detail::Dir3 n = detail::pca_normal(points.data(), knn.data() + i * k, k);
+            normals[i] = {static_cast<float>(n.x), static_cast<float>(n.y),
+                          static_cast<float>(n.z)};
+          }
+        });
+  }
   if (params.orientation == NormalOrientation::Viewpoint) {
     const auto& v = *params.viewpoint;
     for (std::size_t i = 0; i < points.size(); ++i) {

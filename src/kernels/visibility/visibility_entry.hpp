@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/cpu/visibility/visibility.hpp"
 
@@ -15,6 +16,11 @@ namespace simlod::detail::cuda {
 [[nodiscard]] cpu::VisTree build_vis_tree(std::span<const Point> points,
                                           std::span<const Normal> normals,
                                           const VisibilityConfig& config);
+
+/// estimate_normals' neighbours and PCA normals on the device, bit for bit the CPU's
+/// (cpu::nearest_neighbours into `knn`, then detail::pca_normal per point; not yet oriented).
+[[nodiscard]] std::vector<Normal> pca_normals(std::span<const Point> points, std::uint32_t k,
+                                              std::vector<std::uint32_t>& knn);
 
 /// What the device computes of a map: the leaf-pair matrix and the links.
 struct PairsAndLinks {

@@ -7,9 +7,13 @@
 #include <span>
 #include <vector>
 
+#include "core/cpu/visibility/knn_grid.hpp"
 #include "simlod/point.hpp"
 
 namespace simlod::detail::cpu {
+
+/// The search grid of `points` (their bounds, knn_grid).
+[[nodiscard]] KnnGrid knn_grid_of(std::span<const Point> points, std::uint32_t k);
 
 /// neighbours[i * k .. i * k + k): the k points nearest point i (itself among them), nearest
 /// first, ties to the lower index. points.size() >= k >= 1.
