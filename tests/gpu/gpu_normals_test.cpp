@@ -52,7 +52,9 @@ TEST(GpuNormals, SameNormalsAsTheCpu) {
           zero += cpu[i] == Normal{} ? 1 : 0;
         }
         // The scenes have planes to find, but for 3 neighbours among duplicates (one spot).
-        if (s != 2 || k > 3) EXPECT_LT(zero, cpu.size() / 2);
+        if (s != 2 || k > 3) {
+          EXPECT_LT(zero, cpu.size() / 2);
+        }
       }
     }
   }
