@@ -33,6 +33,7 @@ constexpr std::uint64_t kTile = std::uint64_t{1} << 26;
 /// A warp's run of list entries in walk_kernel.
 constexpr std::uint64_t kChunk = 1024;
 
+/// *to += *from: a tile's facing pairs add to the count on the device, with no host wait.
 __global__ void add_kernel(const unsigned long long* from, unsigned long long* to) { *to += *from; }
 
 __global__ void __launch_bounds__(kBlock)
