@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
       if (!model.file_normals) {
         simlod::NormalParams params;
         params.neighbours = neighbours;
+        params.backend = config.backend;
         params.orientation = orientation == "viewpoint" ? simlod::NormalOrientation::Viewpoint
                                                         : simlod::NormalOrientation::Propagate;
         if (!viewpoint_text.empty()) {
