@@ -144,12 +144,11 @@ std::vector<Normal> estimate_normals(std::span<const Point> points, const Normal
   }
   std::vector<std::uint32_t> knn;
   std::vector<Normal> normals;
+  const bool on_device = resolve_backend(params.backend) == Backend::Cuda;
 #if SIMLOD_HAS_CUDA
-  if (resolve_backend(params.backend) == Backend::Cuda) {
-    normals = detail::cuda::pca_normals(points, k, knn);
-  }
+  if (on_device) normals = detail::cuda::pca_normals(points, k, knn);
 #endif
-  if (knn.empty()) {
+  if (!on_device) {
     knn = detail::cpu::nearest_neighbours(points, k);
     normals.resize(points.size());
     detail::ThreadPool::shared().parallel_for(

@@ -65,8 +65,8 @@ SIMLOD_HD Dir3 smallest_eigenvector(double m[3][3]) {
   return {v[0][e], v[1][e], v[2][e]};
 }
 
-/// The unnormalised-orientation PCA normal of the points ids[0, count): the smallest
-/// eigenvector of their covariance.
+/// The normal of the points ids[0, count), not yet oriented: the unit eigenvector of the
+/// smallest eigenvalue of their covariance (smallest_eigenvector).
 SIMLOD_HD Dir3 pca_normal(const Point* points, const std::uint32_t* ids, std::uint32_t count) {
   double mean[3] = {0, 0, 0};
   for (std::uint32_t k = 0; k < count; ++k) {

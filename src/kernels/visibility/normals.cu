@@ -54,8 +54,7 @@ std::vector<Normal> pca_normals(std::span<const Point> points, std::uint32_t k,
                                 std::vector<std::uint32_t>& knn) {
   const std::uint64_t n = points.size();
   const KnnGrid grid = cpu::knn_grid_of(points, k);
-  const std::vector<Point> host(points.begin(), points.end());
-  const DeviceMemory d_points = upload(host, "the normals' points");
+  const DeviceMemory d_points = upload(points, "the normals' points");
   const auto* pts = static_cast<const Point*>(d_points.get());
   DeviceMemory keys = make_device(2 * n * 8, "the points' cell keys");
   DeviceMemory ids = make_device(2 * n * 4, "the points' cell order");

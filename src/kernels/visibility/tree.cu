@@ -9,7 +9,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <vector>
@@ -19,6 +18,7 @@
 #include "kernels/common/launch.hpp"
 #include "kernels/common/upload.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
+#include "simlod/detail/float_bits.hpp"
 #include "simlod/detail/morton.hpp"
 #include "simlod/detail/visibility_tree.hpp"
 
@@ -33,16 +33,13 @@ constexpr std::uint32_t kNone = VisibilityNode::kNone;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < (n); \
        i += std::uint64_t{gridDim.x} * blockDim.x)
 
-/// A float's bits in an order that unsigned comparisons keep.
+/// A float's bits in an order that unsigned comparisons keep, and back.
 __device__ std::uint32_t ordered(float v) {
-  const std::uint32_t b = __float_as_uint(v);
+  const std::uint32_t b = bits_from_float(v);
   return (b & 0x80000000u) != 0 ? ~b : b | 0x80000000u;
 }
 float unordered(std::uint32_t b) {
-  const std::uint32_t v = (b & 0x80000000u) != 0 ? b & 0x7FFFFFFFu : ~b;
-  float f = 0.0f;
-  std::memcpy(&f, &v, 4);
-  return f;
+  return float_from_bits((b & 0x80000000u) != 0 ? b & 0x7FFFFFFFu : ~b);
 }
 
 /// bounds[0..2]: the lowest x, y, z (ordered bits); bounds[3..5]: the highest.
@@ -229,10 +226,8 @@ cpu::VisTree build_vis_tree(std::span<const Point> points, std::span<const Norma
   cpu::VisTree t;
   const std::uint64_t n = points.size();
   const std::uint32_t h = config.height;
-  const std::vector<Point> host_points(points.begin(), points.end());
-  const std::vector<Normal> host_normals(normals.begin(), normals.end());
-  const DeviceMemory d_points = upload(host_points, "the visibility points");
-  const DeviceMemory d_normals = upload(host_normals, "the visibility normals");
+  const DeviceMemory d_points = upload(points, "the visibility points");
+  const DeviceMemory d_normals = upload(normals, "the visibility normals");
   const auto* pts = static_cast<const Point*>(d_points.get());
 
   // The cube.

@@ -6,19 +6,14 @@
 #include <numeric>
 
 #include "core/cpu/visibility/knn_grid.hpp"
+#include "core/cpu/visibility/visibility.hpp"
 #include "core/thread_pool.hpp"
 
 namespace simlod::detail::cpu {
 
 KnnGrid knn_grid_of(std::span<const Point> points, std::uint32_t k) {
-  double lo[3] = {points[0].x, points[0].y, points[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
-  for (const Point& p : points) {
-    const double c[3] = {p.x, p.y, p.z};
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], c[a]);
-      hi[a] = std::max(hi[a], c[a]);
-    }
-  }
+  double lo[3], hi[3];
+  point_bounds(points, lo, hi);
   return knn_grid(lo, hi, points.size(), k);
 }
 

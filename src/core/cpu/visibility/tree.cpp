@@ -3,6 +3,7 @@
 // and the spheres bottom-up.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/cpu/visibility/visibility.hpp"
@@ -11,6 +12,20 @@
 #include "simlod/detail/visibility_walk.hpp"
 
 namespace simlod::detail::cpu {
+
+void point_bounds(std::span<const Point> points, double lo[3], double hi[3]) {
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = std::numeric_limits<double>::infinity();
+    hi[a] = -std::numeric_limits<double>::infinity();
+  }
+  for (const Point& p : points) {
+    const double c[3] = {p.x, p.y, p.z};
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], c[a]);
+      hi[a] = std::max(hi[a], c[a]);
+    }
+  }
+}
 
 void set_cube(VisTree& t, const double lo[3], const double hi[3]) {
   t.edge = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
@@ -23,14 +38,8 @@ VisTree build_vis_tree(std::span<const Point> points, std::span<const Normal> no
   VisTree t;
   const std::uint32_t h = config.height;
   const std::size_t n = points.size();
-  double lo[3] = {points[0].x, points[0].y, points[0].z}, hi[3] = {lo[0], lo[1], lo[2]};
-  for (const Point& p : points) {
-    const double c[3] = {p.x, p.y, p.z};
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], c[a]);
-      hi[a] = std::max(hi[a], c[a]);
-    }
-  }
+  double lo[3], hi[3];
+  point_bounds(points, lo, hi);
   set_cube(t, lo, hi);
 
   // Morton codes of the cells at depth h; points sorted by (code, index).

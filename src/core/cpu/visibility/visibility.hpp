@@ -31,6 +31,9 @@ struct VisTree {
   }
 };
 
+/// The bounds of `points` (at least one), in double precision.
+void point_bounds(std::span<const Point> points, double lo[3], double hi[3]);
+
 /// The tree's cube from the points' bounds: origin lo, edge the largest side (1 when every point
 /// lies on one spot).
 void set_cube(VisTree& tree, const double lo[3], const double hi[3]);
