@@ -15,10 +15,15 @@
 namespace simlod {
 
 enum class NormalOrientation {
-  /// Each connected part of the neighbour graph: one seed point is oriented (towards the
-  /// viewpoint when there is one, else the highest point's normal points up), then the
-  /// orientation spreads along a minimum spanning tree that prefers neighbours with parallel
-  /// normals (Hoppe et al. 1992), each normal flipped to agree with the one it comes from.
+  /// Each connected part of the neighbour graph (an edge joins every point to each of its k
+  /// neighbours) is oriented from a seed: the point nearest the viewpoint when there is one,
+  /// else the highest (ties to the lower index), its normal turned towards the viewpoint, else
+  /// up. The orientation then spreads down the part's minimum spanning tree (Hoppe et al.
+  /// 1992), edge weight 1 - |n_u . n_v| so that parallel normals join first; equal weights go to
+  /// the edge of the earlier neighbour entry (point i's m-th neighbour is entry i * k + m; an
+  /// edge in both points' lists is the lower point's). A normal is flipped when it points
+  /// against the nearest normal above it in the tree (n . r < 0; points without a normal pass
+  /// r on).
   Propagate,
   /// Every normal independently points towards the viewpoint (a scanner position).
   Viewpoint,
@@ -28,8 +33,8 @@ struct NormalParams {
   std::uint32_t neighbours = 16;  ///< k, the point itself included: 3 .. 128
   NormalOrientation orientation = NormalOrientation::Propagate;
   std::optional<std::array<double, 3>> viewpoint{};  ///< required by Viewpoint
-  /// Where the neighbours and the PCA run (Auto: CUDA when a device is present); both give the
-  /// same normals. The orientation runs on the CPU.
+  /// Where the neighbours, the PCA and the propagation run (Auto: CUDA when a device is
+  /// present); both give the same normals bit for bit.
   Backend backend = Backend::Auto;
 };
 

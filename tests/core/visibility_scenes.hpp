@@ -1,11 +1,13 @@
 // Point scenes with normals for the VisibilityMap tests: a closed box sampled on a grid with
 // inward normals (each wall kept a margin away from the edges, so that no leaf mixes two walls),
-// optionally with an opaque cube inside (outward normals), and a brute-force evaluation of the
-// rules over every leaf.
+// optionally with an opaque cube inside (outward normals), a brute-force evaluation of the
+// rules over every leaf, and clouds for the normals' tests.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "simlod/detail/visibility_math.hpp"
@@ -82,6 +84,31 @@ inline bool brute_visible(const VisibilityMap& map, std::uint32_t a, std::uint32
     if (detail::occluder_counts(p.centroid, d, geometry(o))) ++count;
   }
   return count < map.config().occluders;
+}
+
+/// Clouds for the normals' tests, `count` random points each but the last two: a unit sphere
+/// (radii 1 +- `noise`), a noisy plane, spots on a grid of `spots` a unit (duplicated points:
+/// ties in distance, zero normals, many parts), two clouds apart (two parts), the box with its
+/// cube (`box_step`; axis-aligned walls) and a flat grid (every normal the same: equal weights).
+inline std::vector<std::vector<Point>> normal_clouds(unsigned seed, int count, float noise,
+                                                     float spots, double box_step) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<std::vector<Point>> out(6);
+  for (int i = 0; i < count; ++i) {
+    const float a = u(rng), b = u(rng), c = u(rng);
+    const float len = std::sqrt(a * a + b * b + c * c) + 1e-6f;
+    const float r = 1.0f + noise * u(rng);
+    out[0].push_back({r * a / len, r * b / len, r * c / len, 0});
+    out[1].push_back({u(rng), u(rng), 0.01f * u(rng), 0});
+    out[2].push_back({std::round(spots * a) / spots, std::round(spots * b) / spots, 0, 0});
+    out[3].push_back({(i % 2 == 0 ? -5.0f : 5.0f) + a, b, 0.3f * c * a, 0});
+  }
+  out[4] = box_scene(box_step, 0.13, box_step / 2).points;
+  for (int x = 0; x < 20; ++x) {
+    for (int y = 0; y < 20; ++y) out[5].push_back({0.1f * x, 0.1f * y, 2.0f, 0});
+  }
+  return out;
 }
 
 }  // namespace simlod::test

@@ -1,10 +1,9 @@
-// estimate_normals on CUDA against the CPU: the same normals bit for bit (neighbours and PCA on
-// the device, the orientation on the host), on planes, a sphere, a box, a noisy cloud and a
-// grid of duplicated points (ties in distance), for k = 3, 16 and 128 and both orientations.
+// estimate_normals on CUDA against the CPU: the same normals bit for bit (neighbours, PCA and
+// the propagated orientation on the device), on the normals' test clouds
+// (visibility_scenes.hpp: a sphere, a noisy plane, duplicated points with ties in distance and
+// zero normals, two parts, the box, a flat grid), for k = 3, 16 and 128 and both orientations
+// (propagated with and without a viewpoint).
 #include <gtest/gtest.h>
-
-#include <cmath>
-#include <random>
 
 #include "core/visibility_scenes.hpp"
 #include "gpu/snapshot_compare.hpp"
@@ -13,34 +12,17 @@
 namespace simlod::test {
 namespace {
 
-std::vector<std::vector<Point>> scenes() {
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<std::vector<Point>> out(4);
-  for (int i = 0; i < 6000; ++i) {
-    const float a = u(rng), b = u(rng), c = u(rng);
-    const float len = std::sqrt(a * a + b * b + c * c) + 1e-6f;
-    out[0].push_back({a / len, b / len, c / len, 0});                            // sphere
-    out[1].push_back({u(rng), u(rng), 0.01f * u(rng), 0});                       // noisy plane
-    out[2].push_back({std::round(16 * a) / 16, std::round(16 * b) / 16, 0, 0});  // duplicates
-  }
-  out[3] = box_scene(1.0 / 30, 0.13, 1.0 / 60).points;
-  return out;
-}
-
 TEST(GpuNormals, SameNormalsAsTheCpu) {
   SIMLOD_REQUIRE_GPU();
-  const auto clouds = scenes();
+  const auto clouds = normal_clouds(9, 6000, 0.0f, 16, 1.0 / 30);
   for (std::size_t s = 0; s < clouds.size(); ++s) {
     for (const std::uint32_t k : {3u, 16u, 128u}) {
-      for (const NormalOrientation o :
-           {NormalOrientation::Propagate, NormalOrientation::Viewpoint}) {
-        SCOPED_TRACE(testing::Message()
-                     << "scene " << s << ", k " << k << ", orientation " << static_cast<int>(o));
+      for (const int o : {0, 1, 2}) {
+        SCOPED_TRACE(testing::Message() << "scene " << s << ", k " << k << ", orientation " << o);
         NormalParams params;
         params.neighbours = k;
-        params.orientation = o;
-        params.viewpoint = std::array<double, 3>{0.1, 0.2, 0.3};
+        params.orientation = o == 1 ? NormalOrientation::Viewpoint : NormalOrientation::Propagate;
+        if (o < 2) params.viewpoint = std::array<double, 3>{0.1, 0.2, 0.3};
         params.backend = Backend::Cpu;
         const std::vector<Normal> cpu = estimate_normals(clouds[s], params);
         params.backend = Backend::Cuda;

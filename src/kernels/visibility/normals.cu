@@ -1,8 +1,8 @@
-// estimate_normals' heavy parts on CUDA (core/normals.cpp calls them; the orientation stays on
-// the host for both backends): the k nearest neighbours of every point on the CPU's grid
-// (core/cpu/visibility/knn_grid.hpp: a CUB radix sort of (cell key, index), then a thread per
-// point searching ring by ring), and a thread per point for its PCA normal
-// (simlod/detail/pca_normal.hpp). Both give the CPU's results bit for bit.
+// estimate_normals on CUDA (core/normals.cpp calls it): the k nearest neighbours of every point
+// on the CPU's grid (core/cpu/visibility/knn_grid.hpp: a CUB radix sort of (cell key, index),
+// then a thread per point searching ring by ring), a thread per point for its PCA normal
+// (simlod/detail/pca_normal.hpp), then the propagated orientation (orient.cu). All give the
+// CPU's results bit for bit.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "kernels/common/cuda_resources.cuh"
 #include "kernels/common/launch.hpp"
 #include "kernels/common/upload.cuh"
+#include "kernels/visibility/orient.cuh"
 #include "kernels/visibility/visibility_entry.hpp"
 #include "simlod/detail/pca_normal.hpp"
 
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 std::vector<Normal> pca_normals(std::span<const Point> points, std::uint32_t k,
-                                std::vector<std::uint32_t>& knn) {
+                                const SeedRule* propagate) {
   const std::uint64_t n = points.size();
   const KnnGrid grid = cpu::knn_grid_of(points, k);
   const DeviceMemory d_points = upload(points, "the normals' points");
@@ -74,8 +75,10 @@ std::vector<Normal> pca_normals(std::span<const Point> points, std::uint32_t k,
       pts, n, grid, sorted_keys.Current(), sorted_ids.Current(), k,
       static_cast<std::uint32_t*>(d_knn.get()), static_cast<Normal*>(d_normals.get()));
   SIMLOD_CUDA_CHECK_LAUNCH("normals knn_kernel");
-  knn.resize(n * k);
-  SIMLOD_CUDA_CHECK(cudaMemcpy(knn.data(), d_knn.get(), n * k * 4, cudaMemcpyDeviceToHost));
+  if (propagate != nullptr) {
+    orient_normals(pts, static_cast<const std::uint32_t*>(d_knn.get()), n, k, *propagate,
+                   static_cast<Normal*>(d_normals.get()));
+  }
   std::vector<Normal> normals(n);
   SIMLOD_CUDA_CHECK(
       cudaMemcpy(normals.data(), d_normals.get(), n * sizeof(Normal), cudaMemcpyDeviceToHost));

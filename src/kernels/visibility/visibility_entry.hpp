@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cpu/visibility/visibility.hpp"
+#include "simlod/detail/normal_orientation.hpp"
 
 namespace simlod::detail::cuda {
 
@@ -17,10 +18,11 @@ namespace simlod::detail::cuda {
                                           std::span<const Normal> normals,
                                           const VisibilityConfig& config);
 
-/// estimate_normals' neighbours and PCA normals on the device, bit for bit the CPU's
-/// (cpu::nearest_neighbours into `knn`, then detail::pca_normal per point; not yet oriented).
+/// estimate_normals' neighbours, PCA normals and, given `propagate`, their propagated
+/// orientation on the device, bit for bit the CPU's (cpu::nearest_neighbours, then
+/// detail::pca_normal per point, then cpu::orient_normals).
 [[nodiscard]] std::vector<Normal> pca_normals(std::span<const Point> points, std::uint32_t k,
-                                              std::vector<std::uint32_t>& knn);
+                                              const SeedRule* propagate);
 
 /// What the device computes of a map: the leaf-pair matrix and the links.
 struct PairsAndLinks {
