@@ -126,9 +126,11 @@ SIMLOD_HD WalkSegment walk_segment(const WalkFrame& f, const Vec3d& p, const Vec
 }
 
 /// The segment may meet the node's box: false only when it misses it by far more than any
-/// rounding (the slab test on the box grown by the segment's slack).
-SIMLOD_HD bool walk_may_meet(const WalkSegment& s, const WalkNode& n) {
-  float t0 = 0.0f, t1 = 1.0f;
+/// rounding (the slab test on the box grown by the segment's slack). On true, [t0, t1] is
+/// where along the segment it is in that grown box.
+SIMLOD_HD bool walk_may_meet(const WalkSegment& s, const WalkNode& n, float& t0, float& t1) {
+  t0 = 0.0f;
+  t1 = 1.0f;
   for (int a = 0; a < 3; ++a) {
     const float u = (n.lo[a] - s.slack - s.p[a]) * s.inv[a];
     const float v = (n.hi[a] + s.slack - s.p[a]) * s.inv[a];
@@ -137,6 +139,11 @@ SIMLOD_HD bool walk_may_meet(const WalkSegment& s, const WalkNode& n) {
     t1 = far < t1 ? far : t1;
   }
   return t0 <= t1;
+}
+
+SIMLOD_HD bool walk_may_meet(const WalkSegment& s, const WalkNode& n) {
+  float t0 = 0.0f, t1 = 1.0f;
+  return walk_may_meet(s, n, t0, t1);
 }
 
 /// Leaf `node` (whose walk test passed) occludes the segment p -> p + d: its exact sphere test,
@@ -163,9 +170,11 @@ struct WalkTree {
 /// Leaves (other than `skip_a` and `skip_b`) that occlude the segment from p to p + d, counted
 /// up to `limit`. `hint` (a node id, or kNoHint) names a leaf likely to occlude, such as the one
 /// that occluded the caller's last segment from the same leaf: it is tried first, then the walk
-/// goes depth first from the root over the nodes the segment may meet, skipping it. On return
-/// `hint` names the last leaf found to occlude (unchanged when none). The count does not depend
-/// on the hint or on the order of the walk.
+/// goes depth first from the root over the nodes the segment may meet, skipping it. A node's
+/// children are tested before they wait on the stack, and those met nearest the segment's
+/// middle come first (an occluder of a pair seen from its two ends is most often in between).
+/// On return `hint` names the last leaf found to occlude (unchanged when none). The count does
+/// not depend on the hint or on the order of the walk.
 SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const Vec3d& d,
                                         std::uint32_t skip_a, std::uint32_t skip_b,
                                         std::uint32_t limit, std::uint32_t& hint) {
@@ -180,21 +189,36 @@ SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const
       skip_c = node.first;
     }
   }
+  if (!walk_may_meet(s, t.walk[0])) return count;
   std::uint32_t stack[kWalkStack];
   std::uint32_t top = 0;
   stack[top++] = 0;
   while (top > 0) {
     const std::uint32_t id = stack[--top];
-    const WalkNode& node = t.walk[id];
-    if (!walk_may_meet(s, node)) continue;
-    if (node.children > 0) {
-      for (std::uint32_t k = 0; k < node.children; ++k) stack[top++] = node.first + k;
+    const WalkNode node = t.walk[id];
+    if (node.children == 0) {
+      if (node.first == skip_a || node.first == skip_b || node.first == skip_c) continue;
+      if (leaf_occludes(t.spheres[id], t.geometry[node.first], p, d)) {
+        hint = id;
+        if (++count >= limit) return count;
+      }
       continue;
     }
-    if (node.first == skip_a || node.first == skip_b || node.first == skip_c) continue;
-    if (leaf_occludes(t.spheres[id], t.geometry[node.first], p, d)) {
-      hint = id;
-      if (++count >= limit) return count;
+    // The children met, the one nearest the middle on top: stack[base, top) by their distance
+    // from the middle, farthest first.
+    const std::uint32_t base = top;
+    float away[8];
+    for (std::uint32_t k = 0; k < node.children; ++k) {
+      float t0 = 0.0f, t1 = 1.0f;
+      if (!walk_may_meet(s, t.walk[node.first + k], t0, t1)) continue;
+      const float key = t0 > 0.5f ? t0 - 0.5f : (t1 < 0.5f ? 0.5f - t1 : 0.0f);
+      std::uint32_t j = top++;
+      for (; j > base && away[j - 1 - base] < key; --j) {
+        stack[j] = stack[j - 1];
+        away[j - base] = away[j - 1 - base];
+      }
+      stack[j] = node.first + k;
+      away[j - base] = key;
     }
   }
   return count;
