@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
                      backend_name = "auto", orientation = "propagate";
   simlod::VisibilityConfig config;
   std::uint32_t neighbours = 16, width = 1600, image_height = 1000;
+  std::uint64_t matrix_mb = config.matrix_bytes >> 20;
   bool json = false;
   simlod::examples::CameraOptions camera{.views = {"overview"}};
   app.add_option("input", input, "point cloud file")->required();
@@ -140,6 +141,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--occluders", config.occluders, "K: occluders that make a pair invisible")
       ->capture_default_str();
+  app.add_option("--matrix-mib", matrix_mb,
+                 "largest leaf matrix kept; a larger map is built in blocks (CPU backend)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--eye", eye_text,
                  "x,y,z in the file's coordinates (default: the centre of the points)");
   app.add_option("--neighbours", neighbours, "k of the estimated normals")->capture_default_str();
@@ -159,6 +164,7 @@ int main(int argc, char** argv) {
   try {
     simlod::examples::check_camera(camera);
     config.backend = simlod::parse_backend(backend_name);
+    config.matrix_bytes = matrix_mb << 20;
     const Model model = read_model(input);
     const std::array<double, 3> eye =
         eye_text.empty() ? model.bounds.center() : parse_xyz(eye_text, model.origin, "--eye");

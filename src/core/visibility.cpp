@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
+#include "core/cpu/visibility/blocks.hpp"
 #include "core/cpu/visibility/visibility.hpp"
 #include "core/stopwatch.hpp"
 #include "core/visibility_impl.hpp"
@@ -17,9 +20,6 @@ namespace simlod {
 
 namespace {
 
-/// The largest leaf matrix a map may hold.
-constexpr std::uint64_t kMaxMatrixBytes = std::uint64_t{2} << 30;
-
 void check(std::span<const Point> points, std::span<const Normal> normals,
            const VisibilityConfig& config) {
   if (config.height < 1 || config.height > 16) {
@@ -27,6 +27,7 @@ void check(std::span<const Point> points, std::span<const Normal> normals,
   }
   if (config.leaf_points < 1) throw InvalidInput("VisibilityMap: leaf_points must be at least 1");
   if (config.occluders < 1) throw InvalidInput("VisibilityMap: occluders must be at least 1");
+  if (config.matrix_bytes < 1) throw InvalidInput("VisibilityMap: matrix_bytes must be at least 1");
   if (points.empty()) throw InvalidInput("VisibilityMap: no points");
   if (points.size() >= VisibilityNode::kNone) {
     throw InvalidInput(fmt::format("VisibilityMap: {} points; at most 2^32 - 2", points.size()));
@@ -89,13 +90,22 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
   s.leaves = leaves;
   s.depth = impl->tree.depth;
   s.leaf_pairs = leaves * (leaves - 1) / 2;
-  if (s.leaf_pairs / 8 > kMaxMatrixBytes) {
+  const bool blocked = s.leaf_pairs > config.matrix_bytes * 8;
+  if (blocked && s.backend == Backend::Cuda) {
     throw CapacityError(fmt::format(
-        "VisibilityMap: {} leaves make {} leaf pairs, a {} MB matrix, beyond the {} MB a map "
-        "holds; lower the height or raise leaf_points",
-        leaves, s.leaf_pairs, s.leaf_pairs / 8 / 1'000'000, kMaxMatrixBytes / 1'000'000));
+        "VisibilityMap: {} leaves make {} leaf pairs, a {} MB matrix, beyond matrix_bytes ({} "
+        "MB); CUDA builds only maps within it so far: use Backend::Cpu, lower the height or raise "
+        "leaf_points",
+        leaves, s.leaf_pairs, s.leaf_pairs / 8 / 1'000'000, config.matrix_bytes / 1'000'000));
   }
-  if (s.backend == Backend::Cuda) {
+  if (blocked) {
+    watch.restart();
+    auto map = detail::cpu::build_blocked(impl->tree, config.occluders, config.matrix_bytes * 8);
+    impl->pairs.facing = map.facing;
+    impl->pairs.visible = map.visible;
+    impl->links = std::move(map.links);
+    s.pairs_ms = watch.ms();  // the pairs and the links together
+  } else if (s.backend == Backend::Cuda) {
 #if SIMLOD_HAS_CUDA
     auto map = detail::cuda::pairs_and_links(impl->tree, config.occluders, s.pairs_ms, s.links_ms);
     impl->pairs = std::move(map.pairs);
@@ -140,9 +150,28 @@ bool VisibilityMap::visible(std::uint32_t a, std::uint32_t b) const {
   check_leaf(impl_->tree, a, "visible");
   check_leaf(impl_->tree, b, "visible");
   if (a == b) return false;
-  const std::uint64_t lo = std::min(a, b), hi = std::max(a, b);
-  return detail::cpu::bit_at(impl_->pairs.bits,
-                             detail::pair_index(lo, hi, impl_->tree.leaves.size()));
+  const auto& t = impl_->tree;
+  if (!impl_->pairs.bits.empty()) {
+    const std::uint64_t lo = std::min(a, b), hi = std::max(a, b);
+    return detail::cpu::bit_at(impl_->pairs.bits, detail::pair_index(lo, hi, t.leaves.size()));
+  }
+  // No matrix (a blocked build): the pair is visible when one link joins the two leaves'
+  // entries of some level (each leaf's ancestor of that depth, or the leaf itself above it).
+  std::array<std::uint32_t, 17> path_a{}, path_b{};
+  auto path = [&](std::uint32_t leaf, std::array<std::uint32_t, 17>& out) {
+    std::uint32_t n = t.leaves[leaf].node;
+    const std::uint32_t depth = t.nodes[n].depth;
+    for (std::uint32_t d = depth + 1; d-- > 0; n = t.nodes[n].parent) out[d] = n;
+    return depth;
+  };
+  const std::uint32_t da = path(a, path_a), db = path(b, path_b);
+  for (std::uint32_t l = 0; l <= t.depth; ++l) {
+    const std::uint32_t x = path_a[std::min(l, da)], y = path_b[std::min(l, db)];
+    if (x == y) continue;
+    const auto list = links(x);
+    if (std::binary_search(list.begin(), list.end(), y)) return true;
+  }
+  return false;
 }
 
 std::span<const std::uint32_t> VisibilityMap::links(std::uint32_t node) const {

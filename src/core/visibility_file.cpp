@@ -106,7 +106,9 @@ VisibilityMap VisibilityMap::load(const std::filesystem::path& path) {
                           h.origin[1], h.origin[2], h.edge));
   }
   const std::uint64_t pairs = h.leaves * (h.leaves - 1) / 2;
-  if (h.matrix_words != (pairs + 63) / 64) bad(path, "its leaf matrix has the wrong size");
+  if (h.matrix_words != 0 && h.matrix_words != (pairs + 63) / 64) {
+    bad(path, "its leaf matrix has the wrong size");  // 0: none (a blocked build)
+  }
   const std::uint64_t levels = std::uint64_t{h.depth} + 1;
   const std::uint64_t expected = sizeof(Header) + 8 * levels + h.nodes * sizeof(VisibilityNode) +
                                  h.leaves * kLeafBytes + 4 * h.points + 8 * h.matrix_words +

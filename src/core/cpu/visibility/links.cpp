@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -18,13 +19,6 @@ namespace simlod::detail::cpu {
 namespace {
 
 using Bits = std::vector<std::uint64_t>;
-
-Bits make_bits(std::uint64_t n) { return Bits((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0); }
-
-void set_bit(Bits& bits, std::uint64_t index) {
-  std::atomic_ref<std::uint64_t>(bits[index >> 6])
-      .fetch_or(std::uint64_t{1} << (index & 63u), std::memory_order_relaxed);
-}
 
 /// Calls fn(y) for every true pair (x, y), y > x, of an n-entry pair matrix: row x is one run
 /// of bits (pair_index), read a word at a time, zero words skipped.
@@ -96,29 +90,11 @@ VisLinks links_csr(std::size_t nodes,
   return out;
 }
 
-VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
-  const std::uint32_t depth = tree.depth;
-  const std::vector<VisLevel> levels = vis_levels(tree);
+std::vector<std::uint64_t> climb(std::span<const VisLevel> levels, std::vector<std::uint64_t> below,
+                                 std::vector<std::pair<std::uint32_t, std::uint32_t>>& found,
+                                 std::span<std::uint64_t> per_level) {
   ThreadPool& pool = ThreadPool::shared();
-  // The deepest level: the leaf matrix in this level's order.
-  const VisLevel& bottom = levels[depth];
-  const std::uint64_t nb = bottom.nodes.size();
-  const std::uint64_t leaves = tree.leaves.size();
-  Bits below = make_bits(nb);
-  pool.parallel_for(nb, 16, [&](unsigned, std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      const std::uint64_t li = tree.nodes[bottom.nodes[i]].leaf;
-      for (std::uint64_t j = i + 1; j < nb; ++j) {
-        const std::uint64_t lj = tree.nodes[bottom.nodes[j]].leaf;
-        const std::uint64_t a = std::min(li, lj), c = std::max(li, lj);
-        if (bit_at(pairs.bits, pair_index(a, c, leaves))) set_bit(below, pair_index(i, j, nb));
-      }
-    }
-  });
-
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
-  std::vector<std::uint64_t> per_level(depth + 1, 0);
-  for (std::uint32_t l = depth; l-- > 0;) {
+  for (std::size_t l = levels.size() - 1; l-- > 0;) {
     const VisLevel& up = levels[l];
     const VisLevel& low = levels[l + 1];
     const std::uint64_t nu = up.nodes.size(), nl = low.nodes.size();
@@ -154,6 +130,30 @@ VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
     }
     below = std::move(above);
   }
+  return below;
+}
+
+VisLinks build_links(const VisTree& tree, const LeafPairs& pairs) {
+  const std::uint32_t depth = tree.depth;
+  const std::vector<VisLevel> levels = vis_levels(tree);
+  // The deepest level: the leaf matrix in this level's order.
+  const VisLevel& bottom = levels[depth];
+  const std::uint64_t nb = bottom.nodes.size();
+  const std::uint64_t leaves = tree.leaves.size();
+  Bits below = make_bits(nb);
+  ThreadPool::shared().parallel_for(nb, 16, [&](unsigned, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t li = tree.nodes[bottom.nodes[i]].leaf;
+      for (std::uint64_t j = i + 1; j < nb; ++j) {
+        const std::uint64_t lj = tree.nodes[bottom.nodes[j]].leaf;
+        const std::uint64_t a = std::min(li, lj), c = std::max(li, lj);
+        if (bit_at(pairs.bits, pair_index(a, c, leaves))) set_bit(below, pair_index(i, j, nb));
+      }
+    }
+  });
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+  std::vector<std::uint64_t> per_level(depth + 1, 0);
+  (void)climb(levels, std::move(below), found, per_level);
   return links_csr(tree.nodes.size(), found, std::move(per_level));
 }
 

@@ -15,17 +15,11 @@ LeafPairs leaf_pairs(const VisTree& tree, std::uint32_t occluders) {
   ThreadPool& pool = ThreadPool::shared();
   std::vector<std::uint64_t> facing(pool.size(), 0), visible(pool.size(), 0);
   auto row = [&](unsigned worker, std::uint64_t i) {
-    const LeafGeometry& p = tree.geometry[i];
     std::uint32_t hint = kNoHint;  // the row's last occluder
     for (std::uint64_t j = i + 1; j < n; ++j) {
-      const LeafGeometry& q = tree.geometry[j];
-      if (!leaves_face(p, q)) continue;
-      ++facing[worker];
-      const Vec3d d = sub(q.centroid, p.centroid);
-      if (count_occluders(tree, p.centroid, d, static_cast<std::uint32_t>(i),
-                          static_cast<std::uint32_t>(j), occluders, hint) >= occluders) {
-        continue;
-      }
+      const int result = test_pair(tree, i, j, occluders, hint);
+      facing[worker] += result > 0 ? 1 : 0;
+      if (result < 2) continue;
       ++visible[worker];
       const std::uint64_t bit = pair_index(i, j, n);
       std::atomic_ref<std::uint64_t>(out.bits[bit >> 6])

@@ -2,6 +2,7 @@
 // spheres and leaf geometry, the leaf-pair matrix, and the links level by level.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -59,6 +60,20 @@ struct LeafPairs {
 };
 [[nodiscard]] LeafPairs leaf_pairs(const VisTree& tree, std::uint32_t occluders);
 
+/// The test of leaves i < j: 0 when they do not face each other, 1 when at least `occluders`
+/// leaves occlude them, 2 when they see each other (`hint` as in count_occluders).
+inline int test_pair(const VisTree& tree, std::uint64_t i, std::uint64_t j, std::uint32_t occluders,
+                     std::uint32_t& hint) {
+  const LeafGeometry& p = tree.geometry[i];
+  const LeafGeometry& q = tree.geometry[j];
+  if (!leaves_face(p, q)) return 0;
+  return count_occluders(tree, p.centroid, sub(q.centroid, p.centroid),
+                         static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), occluders,
+                         hint) >= occluders
+             ? 1
+             : 2;
+}
+
 /// The links as lists per node (CSR), and their count per level.
 struct VisLinks {
   std::vector<std::uint64_t> offsets;  ///< nodes + 1
@@ -80,6 +95,25 @@ struct VisLevel {
 [[nodiscard]] VisLinks links_csr(std::size_t nodes,
                                  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& found,
                                  std::vector<std::uint64_t> per_level);
+
+/// FV, "every leaf below A sees every leaf below B", from the last of `levels` (its pair bits
+/// `below`, pair_index over its entries) up to the first: the links of every level but the
+/// first go to `found`, their counts to per_level[level's index in `levels`]; returns the first
+/// level's bits.
+[[nodiscard]] std::vector<std::uint64_t> climb(
+    std::span<const VisLevel> levels, std::vector<std::uint64_t> below,
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& found,
+    std::span<std::uint64_t> per_level);
+
+/// Zeroed pair bits of n entries.
+inline std::vector<std::uint64_t> make_bits(std::uint64_t n) {
+  return std::vector<std::uint64_t>((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0);
+}
+/// Sets bit `index` (atomically: workers may share a word).
+inline void set_bit(std::vector<std::uint64_t>& bits, std::uint64_t index) {
+  std::atomic_ref<std::uint64_t>(bits[index >> 6])
+      .fetch_or(std::uint64_t{1} << (index & 63u), std::memory_order_relaxed);
+}
 
 /// Bit `index` of a bit array.
 inline bool bit_at(const std::vector<std::uint64_t>& bits, std::uint64_t index) {
