@@ -8,6 +8,7 @@
 // SIMLOD_BENCH_POINTS below 10^5 (the smoke runs) shrinks every scene to about that many points.
 //
 // normals/<backend>/town_1e6: estimate_normals of the town's 10^6 points (k = 16, propagated).
+// cuda_blocked_64MiB/town_1e6/height_8: that map built in blocks (matrix_bytes 64 MiB).
 //
 // Counters: leaf_pairs_per_s (all unordered leaf pairs / pairs_ms), facing_pairs_per_s (the
 // pairs left after the facing test, each walked for occluders / pairs_ms), leaves, links.
@@ -146,8 +147,8 @@ const Cloud& bunny_box() {
   return c;
 }
 
-void build(benchmark::State& state, const Cloud& (*cloud)(), std::uint32_t height,
-           Backend backend) {
+void build(benchmark::State& state, const Cloud& (*cloud)(), std::uint32_t height, Backend backend,
+           std::uint64_t matrix_bytes) {
   if (backend == Backend::Cuda && simlod::cuda_device_count() == 0) {
     state.SkipWithError("no CUDA device");
     return;
@@ -157,7 +158,7 @@ void build(benchmark::State& state, const Cloud& (*cloud)(), std::uint32_t heigh
     state.SkipWithError("SIMLOD_TEST_DATA is not set (the bunny)");
     return;
   }
-  const simlod::VisibilityConfig config{height, 8, 1, backend};
+  const simlod::VisibilityConfig config{height, 8, 1, backend, matrix_bytes};
   if (backend == Backend::Cuda) (void)simlod::VisibilityMap::build(c.points, c.normals, config);
   for (auto _ : state) {
     const simlod::VisibilityMap map = simlod::VisibilityMap::build(c.points, c.normals, config);
@@ -193,8 +194,8 @@ void register_all() {
                         {"town_1e5", town_1e5, true, 10},
                         {"town_1e6", town_1e6, false, 8}};
   const auto add = [](const std::string& name, const Cloud& (*cloud)(), std::uint32_t h, Backend b,
-                      int repetitions) {
-    benchmark::RegisterBenchmark(name.c_str(), build, cloud, h, b)
+                      int repetitions, std::uint64_t matrix_bytes = std::uint64_t{2} << 30) {
+    benchmark::RegisterBenchmark(name.c_str(), build, cloud, h, b, matrix_bytes)
         ->Iterations(1)
         ->Repetitions(repetitions)
         ->UseManualTime()
@@ -218,6 +219,9 @@ void register_all() {
     }
     if (c.cpu) add(std::string("cpu/") + c.name + "/height_6", c.cloud, 6, Backend::Cpu, 1);
   }
+  // A blocked build: the town 10^6 at height 8 (a 565 MB matrix) within 64 MiB tiles.
+  add("cuda_blocked_64MiB/town_1e6/height_8", town_1e6, 8, Backend::Cuda, 3,
+      std::uint64_t{64} << 20);
 }
 
 }  // namespace

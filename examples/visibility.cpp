@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   app.add_option("--occluders", config.occluders, "K: occluders that make a pair invisible")
       ->capture_default_str();
   app.add_option("--matrix-mib", matrix_mb,
-                 "largest leaf matrix kept; a larger map is built in blocks (CPU backend)")
+                 "largest leaf matrix kept; a larger map is built in blocks")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--eye", eye_text,

@@ -52,7 +52,7 @@ struct VisibilityConfig {
   /// The largest leaf matrix (one bit per leaf pair) the map keeps. A larger one is never
   /// held: the map is built in blocks of whole subtrees whose pair matrices stay within this
   /// budget, and visible() answers from the links. The same leaf pairs, counts and links
-  /// either way. (CUDA builds only maps within the budget so far.)
+  /// either way.
   std::uint64_t matrix_bytes = std::uint64_t{2} << 30;
 };
 
@@ -103,9 +103,8 @@ class VisibilityMap {
   /// Builds the map of `points` with their `normals` (one each) on config.backend (the CPU:
   /// every core).
   /// InvalidInput for no points, a count mismatch, a non-finite coordinate or normal (naming
-  /// its index), or a configuration out of range; CapacityError when a matrix beyond
-  /// config.matrix_bytes is to be built on CUDA, or when the blocks' own matrix (pairs of the
-  /// level where the subtrees are split) would pass 2 GiB.
+  /// its index), or a configuration out of range; CapacityError when the blocks' own matrix
+  /// (pairs of the level where a blocked build splits the subtrees) would pass 2 GiB.
   static VisibilityMap build(std::span<const Point> points, std::span<const Normal> normals,
                              const VisibilityConfig& config = {});
 

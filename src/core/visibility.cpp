@@ -90,21 +90,23 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
   s.leaves = leaves;
   s.depth = impl->tree.depth;
   s.leaf_pairs = leaves * (leaves - 1) / 2;
-  const bool blocked = s.leaf_pairs > config.matrix_bytes * 8;
-  if (blocked && s.backend == Backend::Cuda) {
-    throw CapacityError(fmt::format(
-        "VisibilityMap: {} leaves make {} leaf pairs, a {} MB matrix, beyond matrix_bytes ({} "
-        "MB); CUDA builds only maps within it so far: use Backend::Cpu, lower the height or raise "
-        "leaf_points",
-        leaves, s.leaf_pairs, s.leaf_pairs / 8 / 1'000'000, config.matrix_bytes / 1'000'000));
-  }
+  const bool blocked = (s.leaf_pairs + 7) / 8 > config.matrix_bytes;
+  const std::uint64_t budget_bits = std::min<std::uint64_t>(config.matrix_bytes, 1ull << 60) * 8;
   if (blocked) {
-    watch.restart();
-    auto map = detail::cpu::build_blocked(impl->tree, config.occluders, config.matrix_bytes * 8);
+    detail::cpu::BlockedMap map;
+    if (s.backend == Backend::Cuda) {
+#if SIMLOD_HAS_CUDA
+      map = detail::cuda::build_blocked(impl->tree, config.occluders, budget_bits, s.pairs_ms,
+                                        s.links_ms);
+#endif
+    } else {
+      watch.restart();
+      map = detail::cpu::build_blocked(impl->tree, config.occluders, budget_bits);
+      s.pairs_ms = watch.ms();  // the pairs and the links together
+    }
     impl->pairs.facing = map.facing;
     impl->pairs.visible = map.visible;
     impl->links = std::move(map.links);
-    s.pairs_ms = watch.ms();  // the pairs and the links together
   } else if (s.backend == Backend::Cuda) {
 #if SIMLOD_HAS_CUDA
     auto map = detail::cuda::pairs_and_links(impl->tree, config.occluders, s.pairs_ms, s.links_ms);

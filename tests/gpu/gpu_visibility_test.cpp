@@ -86,6 +86,32 @@ TEST(GpuVisibility, EstimatedNormalsAndThousandsOfLeaves) {
   expect_same_map(gpu, cpu);
 }
 
+TEST(GpuVisibility, BlockedMapEqualsTheCpus) {
+  SIMLOD_REQUIRE_GPU();
+  const VisScene big = noisy_box(5);
+  const VisScene small = box_scene(1.0 / 10, 0.13, 1.0 / 20);
+  struct Case {
+    const VisScene* scene;
+    VisibilityConfig config;
+  };
+  // Budgets of about a third of the leaves a group, and of two leaves (many tiles).
+  const Case cases[] = {{&big, {5, 4, 1, Backend::Cpu, 30'000}},
+                        {&big, {6, 4, 2, Backend::Cpu, 30'000}},
+                        {&small, {4, 2, 1, Backend::Cpu, 1}}};
+  for (const Case& c : cases) {
+    const VisibilityMap cpu = VisibilityMap::build(
+        c.scene->points, c.scene->normals,
+        {c.config.height, c.config.leaf_points, c.config.occluders, Backend::Cpu});
+    VisibilityConfig config = c.config;
+    config.backend = Backend::Cuda;
+    const VisibilityMap gpu = VisibilityMap::build(c.scene->points, c.scene->normals, config);
+    SCOPED_TRACE(testing::Message() << cpu.stats().leaves << " leaves");
+    EXPECT_LT(gpu.stats().bytes, cpu.stats().bytes);  // blocked: no matrix kept
+    EXPECT_GT(cpu.stats().visible_pairs, 0u);
+    expect_same_map(gpu, cpu);
+  }
+}
+
 TEST(GpuVisibility, OctreeEqualsTheCpusOnEdgeCases) {
   SIMLOD_REQUIRE_GPU();
   std::mt19937 rng(5);

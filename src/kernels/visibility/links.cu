@@ -112,7 +112,10 @@ __global__ void links_kernel(const std::uint32_t* __restrict__ nodes,
       });
 }
 
-/// Zeroed room for the pair bits of n entries (whole 32-bit words).
+unsigned grid(std::uint64_t pairs) { return blocks_for(pairs, kBlock, kMaxBlocks); }
+
+}  // namespace
+
 DeviceMemory pair_bits(std::uint64_t n, const char* what) {
   const std::uint64_t words = (n * (n - (n > 0 ? 1 : 0)) / 2 + 31) / 32 + 1;
   DeviceMemory d = make_device(words * 4, what);
@@ -120,32 +123,10 @@ DeviceMemory pair_bits(std::uint64_t n, const char* what) {
   return d;
 }
 
-unsigned grid(std::uint64_t pairs) { return blocks_for(pairs, kBlock, kMaxBlocks); }
-
-}  // namespace
-
-cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matrix, double& ms) {
-  const std::vector<cpu::VisLevel> levels = cpu::vis_levels(tree);
-  const std::uint32_t depth = tree.depth;
-  const std::uint64_t leaves = tree.leaves.size();
-  std::vector<std::uint32_t> leaf_of;
-  for (const std::uint32_t node : levels[depth].nodes) leaf_of.push_back(tree.nodes[node].leaf);
-  DeviceMemory d_leaf_of = upload(leaf_of, "the deepest level's leaves");
-  const std::uint64_t nb = leaf_of.size();
-  DeviceMemory below = pair_bits(nb, "a level's pair bits");
+DeviceMemory climb(std::span<const cpu::VisLevel> levels, DeviceMemory below,
+                   std::vector<LevelLinks>& found, std::span<std::uint64_t> per_level, double& ms) {
   DeviceMemory counter = make_device(sizeof(unsigned long long), "the link count");
-  std::vector<LevelLinks> found;
-  std::vector<std::uint64_t> per_level(depth + 1, 0);
-  ms = 0.0;
-  KernelTimer first;
-  if (nb > 1) {
-    bottom_kernel<<<grid(nb * (nb - 1) / 2), kBlock>>>(
-        static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves, d_matrix,
-        static_cast<std::uint32_t*>(below.get()));
-    SIMLOD_CUDA_CHECK_LAUNCH("visibility bottom_kernel");
-  }
-  ms += first.ms();
-  for (std::uint32_t l = depth; l-- > 0;) {
+  for (std::size_t l = levels.size() - 1; l-- > 0;) {
     const cpu::VisLevel& up = levels[l];
     const cpu::VisLevel& low = levels[l + 1];
     const std::uint64_t nu = up.nodes.size(), nl = low.nodes.size();
@@ -185,10 +166,34 @@ cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matri
       SIMLOD_CUDA_CHECK_LAUNCH("visibility links_kernel (fill)");
       ms += fill.ms();
       found.push_back({std::move(out), count});
-      per_level[l + 1] = count;
+      per_level[l + 1] += count;
     }
     below = std::move(above);
   }
+  return below;
+}
+
+cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matrix, double& ms) {
+  const std::vector<cpu::VisLevel> levels = cpu::vis_levels(tree);
+  const std::uint32_t depth = tree.depth;
+  const std::uint64_t leaves = tree.leaves.size();
+  std::vector<std::uint32_t> leaf_of;
+  for (const std::uint32_t node : levels[depth].nodes) leaf_of.push_back(tree.nodes[node].leaf);
+  DeviceMemory d_leaf_of = upload(leaf_of, "the deepest level's leaves");
+  const std::uint64_t nb = leaf_of.size();
+  DeviceMemory below = pair_bits(nb, "a level's pair bits");
+  std::vector<LevelLinks> found;
+  std::vector<std::uint64_t> per_level(depth + 1, 0);
+  ms = 0.0;
+  KernelTimer first;
+  if (nb > 1) {
+    bottom_kernel<<<grid(nb * (nb - 1) / 2), kBlock>>>(
+        static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves, d_matrix,
+        static_cast<std::uint32_t*>(below.get()));
+    SIMLOD_CUDA_CHECK_LAUNCH("visibility bottom_kernel");
+  }
+  ms += first.ms();
+  (void)climb(levels, std::move(below), found, per_level, ms);
   return links_csr(tree.nodes.size(), found, std::move(per_level), ms);
 }
 

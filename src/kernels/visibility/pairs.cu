@@ -7,7 +7,9 @@
 //   which both backends share; visible pairs set their bit with an atomic OR. A warp takes runs
 //   of kChunk list entries, so a lane's last occluder (mostly of the same row) is its next
 //   pair's first guess.
-// Only facing pairs reach the walks, so no lane idles there on pairs that do not face.
+// Only facing pairs reach the walks, so no lane idles there on pairs that do not face. The
+// pairs are those of a PairSpace: every leaf pair (the whole matrix), or a blocked build's
+// tile (its entries' leaves, all pairs of one group or the pairs across two).
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -30,15 +32,45 @@ constexpr unsigned kWarps = kBlock / 32;
 constexpr std::uint64_t kMaxBlocks = 132 * 16;
 /// Pairs a tile: its list takes at most 4 bytes each.
 constexpr std::uint64_t kTile = std::uint64_t{1} << 26;
+/// Blocks of walk_kernel an SM holds at least: its registers capped at 64, so that 32 warps fit
+/// (a few spills; 72 registers and 28 warps were 3% slower, 94 and 20 warps 15%).
+constexpr int kWalkBlocks = 8;
 /// A warp's run of list entries in walk_kernel.
 constexpr std::uint64_t kChunk = 1024;
 
 /// *to += *from: a tile's facing pairs add to the count on the device, with no host wait.
 __global__ void add_kernel(const unsigned long long* from, unsigned long long* to) { *to += *from; }
 
+/// Pair `idx` of the space: the leaves of its entries x < y (i < j), and its bit. kWhole: the
+/// space of every leaf pair (split 0, no leaf_of), without the tiles' arithmetic.
+template <bool kWhole>
+__device__ void pair_of(const PairSpace& s, std::uint64_t idx, std::uint64_t& i, std::uint64_t& j,
+                        std::uint64_t& bit) {
+  if (kWhole) {
+    unrank_pair(idx, s.n, i, j);
+    bit = idx;
+    return;
+  }
+  std::uint64_t x = 0, y = 0;
+  if (s.split == 0) {
+    unrank_pair(idx, s.n, x, y);
+    bit = idx;
+  } else {
+    const std::uint64_t w = s.n - s.split;
+    x = idx / w;
+    y = s.split + idx % w;
+    bit = pair_index(x, y, s.n);
+  }
+  const std::uint64_t a = s.leaf_of != nullptr ? s.leaf_of[x] : x;
+  const std::uint64_t b = s.leaf_of != nullptr ? s.leaf_of[y] : y;
+  i = a < b ? a : b;
+  j = a < b ? b : a;
+}
+
+template <bool kWhole>
 __global__ void __launch_bounds__(kBlock)
-    facing_kernel(const LeafGeometry* __restrict__ geometry, std::uint64_t leaves,
-                  std::uint64_t first, std::uint64_t count, std::uint32_t* __restrict__ list,
+    facing_kernel(const LeafGeometry* __restrict__ geometry, PairSpace space, std::uint64_t first,
+                  std::uint64_t count, std::uint32_t* __restrict__ list,
                   unsigned long long* __restrict__ listed) {
   const unsigned lane = threadIdx.x & 31u;
   const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
@@ -46,8 +78,8 @@ __global__ void __launch_bounds__(kBlock)
        base < count; base += warps * 32) {
     bool face = false;
     if (base + lane < count) {
-      std::uint64_t i = 0, j = 0;
-      unrank_pair(first + base + lane, leaves, i, j);
+      std::uint64_t i = 0, j = 0, bit = 0;
+      pair_of<kWhole>(space, first + base + lane, i, j, bit);
       face = leaves_face(geometry[i], geometry[j]);
     }
     const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, face);
@@ -60,8 +92,9 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-__global__ void __launch_bounds__(kBlock)
-    walk_kernel(WalkTree tree, std::uint64_t leaves, std::uint64_t first,
+template <bool kWhole>
+__global__ void __launch_bounds__(kBlock, kWalkBlocks)
+    walk_kernel(WalkTree tree, PairSpace space, std::uint64_t first,
                 const std::uint32_t* __restrict__ list,
                 const unsigned long long* __restrict__ listed, std::uint32_t occluders,
                 std::uint32_t* __restrict__ bits, unsigned long long* __restrict__ visible_count) {
@@ -75,14 +108,14 @@ __global__ void __launch_bounds__(kBlock)
     const std::uint64_t end = chunk + kChunk < entries ? chunk + kChunk : entries;
     for (std::uint64_t e = chunk + lane; e < end; e += 32) {
       const std::uint64_t idx = first + list[e];
-      std::uint64_t i = 0, j = 0;
-      unrank_pair(idx, leaves, i, j);
+      std::uint64_t i = 0, j = 0, bit = 0;
+      pair_of<kWhole>(space, idx, i, j, bit);
       const LeafGeometry& gi = tree.geometry[i];
       const LeafGeometry& gj = tree.geometry[j];
       if (count_occluders(tree, gi.centroid, sub(gj.centroid, gi.centroid),
                           static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), occluders,
                           hint) < occluders) {
-        atomicOr(&bits[idx >> 5], 1u << (idx & 31u));
+        atomicOr(&bits[bit >> 5], 1u << (bit & 31u));
         ++visible;
       }
     }
@@ -93,52 +126,78 @@ __global__ void __launch_bounds__(kBlock)
 
 }  // namespace
 
-DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::LeafPairs& out,
-                        double& ms) {
-  const std::uint64_t n = tree.leaves.size();
-  const std::uint64_t pairs = n * (n - 1) / 2;
-  out.bits.assign((pairs + 63) / 64, 0);
-  DeviceMemory walk = upload(tree.walk, "the visibility octree");
-  DeviceMemory spheres = upload(tree.spheres, "the visibility spheres");
-  DeviceMemory geometry = upload(tree.geometry, "the visibility leaves");
-  const WalkTree view{static_cast<const WalkNode*>(walk.get()),
-                      static_cast<const WalkSphere*>(spheres.get()),
-                      static_cast<const LeafGeometry*>(geometry.get()), tree.frame()};
-  DeviceMemory bits =
-      make_device(std::max<std::size_t>(out.bits.size() * 8, 8), "the leaf-pair matrix");
-  DeviceMemory counts = make_device(2 * sizeof(unsigned long long), "the leaf-pair counts");
-  SIMLOD_CUDA_CHECK(cudaMemset(bits.get(), 0, std::max<std::size_t>(out.bits.size() * 8, 8)));
+DeviceTree::DeviceTree(const cpu::VisTree& tree)
+    : walk(upload(tree.walk, "the visibility octree")),
+      spheres(upload(tree.spheres, "the visibility spheres")),
+      geometry(upload(tree.geometry, "the visibility leaves")),
+      view{static_cast<const WalkNode*>(walk.get()), static_cast<const WalkSphere*>(spheres.get()),
+           static_cast<const LeafGeometry*>(geometry.get()), tree.frame()},
+      counts(make_device(2 * sizeof(unsigned long long), "the leaf-pair counts")),
+      listed(make_device(sizeof(unsigned long long), "a tile's facing pair count")) {
   SIMLOD_CUDA_CHECK(cudaMemset(counts.get(), 0, 2 * sizeof(unsigned long long)));
-  const std::uint64_t tile = std::min(pairs, kTile);
-  DeviceMemory list = make_device(std::max<std::uint64_t>(tile, 1) * 4, "a tile's facing pairs");
-  DeviceMemory listed = make_device(sizeof(unsigned long long), "a tile's facing pair count");
+}
+
+void DeviceTree::pairs(const PairSpace& space, std::uint32_t occluders, std::uint32_t* bits,
+                       double& ms) {
+  const std::uint64_t pairs = space.split == 0 ? space.n * (space.n - (space.n > 0 ? 1 : 0)) / 2
+                                               : space.split * (space.n - space.split);
+  const std::uint64_t room = std::max<std::uint64_t>(std::min(pairs, kTile), 1);
+  if (room > list_room) {
+    list = DeviceMemory();
+    list = make_device(room * 4, "a tile's facing pairs");
+    list_room = room;
+  }
   auto* d_counts = static_cast<unsigned long long*>(counts.get());
   auto* d_listed = static_cast<unsigned long long*>(listed.get());
   auto* d_list = static_cast<std::uint32_t*>(list.get());
   KernelTimer timer;
-  for (std::uint64_t first = 0; first < pairs; first += tile) {
-    const std::uint64_t count = std::min(tile, pairs - first);
+  for (std::uint64_t first = 0; first < pairs; first += kTile) {
+    const std::uint64_t count = std::min(kTile, pairs - first);
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_listed, 0, sizeof(unsigned long long)));
-    facing_kernel<<<blocks_for(count, kBlock, kMaxBlocks), kBlock>>>(view.geometry, n, first, count,
-                                                                     d_list, d_listed);
-    SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
-    walk_kernel<<<blocks_for((count + kChunk - 1) / kChunk, kWarps, kMaxBlocks), kBlock>>>(
-        view, n, first, d_list, d_listed, occluders, static_cast<std::uint32_t*>(bits.get()),
-        d_counts + 1);
+    const unsigned facing_blocks = blocks_for(count, kBlock, kMaxBlocks);
+    const unsigned walk_blocks = blocks_for((count + kChunk - 1) / kChunk, kWarps, kMaxBlocks);
+    if (space.leaf_of == nullptr && space.split == 0) {
+      facing_kernel<true>
+          <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
+      walk_kernel<true><<<walk_blocks, kBlock>>>(view, space, first, d_list, d_listed, occluders,
+                                                 bits, d_counts + 1);
+    } else {
+      facing_kernel<false>
+          <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
+      walk_kernel<false><<<walk_blocks, kBlock>>>(view, space, first, d_list, d_listed, occluders,
+                                                  bits, d_counts + 1);
+    }
     SIMLOD_CUDA_CHECK_LAUNCH("visibility walk_kernel");
     // The facing pairs add up on the device.
     add_kernel<<<1, 1>>>(d_listed, d_counts);
     SIMLOD_CUDA_CHECK_LAUNCH("visibility add_kernel");
   }
-  ms = timer.ms();
+  ms += timer.ms();
+}
+
+void DeviceTree::counted(std::uint64_t& facing, std::uint64_t& visible) const {
+  unsigned long long host[2] = {0, 0};
+  SIMLOD_CUDA_CHECK(cudaMemcpy(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost));
+  facing = host[0];
+  visible = host[1];
+}
+
+DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::LeafPairs& out,
+                        double& ms) {
+  const std::uint64_t n = tree.leaves.size();
+  const std::uint64_t pairs = n * (n - 1) / 2;
+  out.bits.assign((pairs + 63) / 64, 0);
+  DeviceTree device(tree);
+  DeviceMemory bits = pair_bits(n, "the leaf-pair matrix");
+  ms = 0.0;
+  device.pairs({n, 0, nullptr}, occluders, static_cast<std::uint32_t*>(bits.get()), ms);
   if (!out.bits.empty()) {
     SIMLOD_CUDA_CHECK(
         cudaMemcpy(out.bits.data(), bits.get(), out.bits.size() * 8, cudaMemcpyDeviceToHost));
   }
-  unsigned long long host[2] = {0, 0};
-  SIMLOD_CUDA_CHECK(cudaMemcpy(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost));
-  out.facing = host[0];
-  out.visible = host[1];
+  device.counted(out.facing, out.visible);
   return bits;
 }
 

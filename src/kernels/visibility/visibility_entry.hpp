@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "core/cpu/visibility/blocks.hpp"
 #include "core/cpu/visibility/visibility.hpp"
 #include "simlod/detail/normal_orientation.hpp"
 
@@ -35,5 +36,11 @@ struct PairsAndLinks {
 /// device time of their kernels (CUDA events).
 [[nodiscard]] PairsAndLinks pairs_and_links(const cpu::VisTree& tree, std::uint32_t occluders,
                                             double& pairs_ms, double& links_ms);
+
+/// cpu::build_blocked on the device, bit for bit; `pairs_ms` and `links_ms` get the device time
+/// of the pair and link kernels.
+[[nodiscard]] cpu::BlockedMap build_blocked(const cpu::VisTree& tree, std::uint32_t occluders,
+                                            std::uint64_t budget_bits, double& pairs_ms,
+                                            double& links_ms);
 
 }  // namespace simlod::detail::cuda

@@ -114,17 +114,21 @@ void merge_top(const BlockPlan& plan, const TileLevels& tile, std::size_t a, std
   }
 }
 
+std::vector<std::uint64_t> whole_bits(const BlockPlan& plan, std::uint64_t entries) {
+  if (entries * (entries - 1) / 2 / 8 > kMaxWholeBytes) {
+    throw CapacityError(fmt::format(
+        "VisibilityMap: the blocks' level {} has {} entries, a {} MB matrix, beyond {} MB; raise "
+        "matrix_bytes or leaf_points",
+        plan.level, entries, entries * (entries - 1) / 16 / 1'000'000, kMaxWholeBytes / 1'000'000));
+  }
+  return make_bits(entries);
+}
+
 BlockedMap build_blocked(const VisTree& tree, std::uint32_t occluders, std::uint64_t budget_bits) {
   const std::vector<VisLevel> levels = vis_levels(tree);
   const BlockPlan plan = plan_blocks(levels, budget_bits);
   const std::uint64_t nb = levels[plan.level].nodes.size();
-  if (nb * (nb - 1) / 2 / 8 > kMaxWholeBytes) {
-    throw CapacityError(fmt::format(
-        "VisibilityMap: the blocks' level {} has {} entries, a {} MB matrix, beyond {} MB; raise "
-        "matrix_bytes or leaf_points",
-        plan.level, nb, nb * (nb - 1) / 16 / 1'000'000, kMaxWholeBytes / 1'000'000));
-  }
-  std::vector<std::uint64_t> whole = make_bits(nb);
+  std::vector<std::uint64_t> whole = whole_bits(plan, nb);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
   std::vector<std::uint64_t> per_level(tree.depth + 1, 0);
   BlockedMap out;

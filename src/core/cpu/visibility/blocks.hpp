@@ -43,6 +43,9 @@ void merge_top(const BlockPlan& plan, const TileLevels& tile, std::size_t a, std
                const std::vector<std::uint64_t>& top, std::uint64_t level_entries,
                std::vector<std::uint64_t>& whole);
 
+/// The zeroed pair bits of level b's `entries`; CapacityError past 2 GiB.
+[[nodiscard]] std::vector<std::uint64_t> whole_bits(const BlockPlan& plan, std::uint64_t entries);
+
 /// A map's pair counts and links, built in blocks (no matrix kept).
 struct BlockedMap {
   std::uint64_t facing = 0;
