@@ -33,8 +33,9 @@ class DeviceTree {
  private:
   DeviceMemory walk, spheres, geometry;
   WalkTree view;
-  DeviceMemory counts, listed;
-  DeviceMemory list;  ///< a tile's facing pairs, list_room entries
+  DeviceMemory counts, listed;        ///< listed: a tile's facing pairs, then its next run of walks
+  unsigned walk_blocks_[2] = {1, 1};  ///< walk blocks the device holds (tiles, whole matrix)
+  DeviceMemory list;                  ///< a tile's facing pairs, list_room entries
   std::uint64_t list_room = 0;
 };
 

@@ -4,9 +4,10 @@
 //   pairs of its 32 consecutive ones to the tile's list (one atomic a warp), so the list keeps
 //   neighbouring pairs of a row together;
 // - walk_kernel: one thread per listed pair, the occluder walk of detail/visibility_walk.hpp,
-//   which both backends share; visible pairs set their bit with an atomic OR. A warp takes runs
-//   of kChunk list entries, so a lane's last occluder (mostly of the same row) is its next
-//   pair's first guess.
+//   which both backends share; visible pairs set their bit with an atomic OR. As many warps as
+//   the device holds take runs of kChunk list entries from a counter, so a lane's last occluder
+//   (mostly of the same row) is its next pair's first guess, and no warp waits for others that
+//   were handed more runs.
 // Only facing pairs reach the walks, so no lane idles there on pairs that do not face. The
 // pairs are those of a PairSpace: every leaf pair (the whole matrix), or a blocked build's
 // tile (its entries' leaves, all pairs of one group or the pairs across two).
@@ -35,8 +36,10 @@ constexpr std::uint64_t kTile = std::uint64_t{1} << 26;
 /// Blocks of walk_kernel an SM holds at least: its registers capped at 64, so that 32 warps fit
 /// (a few spills; 72 registers and 28 warps were 3% slower, 94 and 20 warps 15%).
 constexpr int kWalkBlocks = 8;
-/// A warp's run of list entries in walk_kernel.
-constexpr std::uint64_t kChunk = 1024;
+/// A warp's run of list entries in walk_kernel, taken from the tile's counter: short runs
+/// balance the warps (1,024 static runs: 1,181 ms for the town 10^6 at height 8; taken from
+/// the counter, 1,024: 1,098, 256: 1,012, 64: 989), and 64 entries of a row still share a hint.
+constexpr std::uint64_t kChunk = 64;
 
 /// *to += *from: a tile's facing pairs add to the count on the device, with no host wait.
 __global__ void add_kernel(const unsigned long long* from, unsigned long long* to) { *to += *from; }
@@ -95,16 +98,18 @@ __global__ void __launch_bounds__(kBlock)
 template <bool kWhole>
 __global__ void __launch_bounds__(kBlock, kWalkBlocks)
     walk_kernel(WalkTree tree, PairSpace space, std::uint64_t first,
-                const std::uint32_t* __restrict__ list,
-                const unsigned long long* __restrict__ listed, std::uint32_t occluders,
-                std::uint32_t* __restrict__ bits, unsigned long long* __restrict__ visible_count) {
+                const std::uint32_t* __restrict__ list, unsigned long long* __restrict__ listed,
+                std::uint32_t occluders, std::uint32_t* __restrict__ bits,
+                unsigned long long* __restrict__ visible_count) {
   const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t warps = std::uint64_t{gridDim.x} * kWarps;
-  const std::uint64_t entries = *listed;
+  const std::uint64_t entries = listed[0];
   unsigned long long visible = 0;
   std::uint32_t hint = kNoHint;
-  for (std::uint64_t chunk = (blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x) / 32 * kChunk;
-       chunk < entries; chunk += warps * kChunk) {
+  for (;;) {
+    unsigned long long taken = 0;  // the warp's next run, from the tile's counter
+    if (lane == 0) taken = atomicAdd(listed + 1, 1ull);
+    const std::uint64_t chunk = __shfl_sync(0xFFFFFFFFu, taken, 0) * kChunk;
+    if (chunk >= entries) break;
     const std::uint64_t end = chunk + kChunk < entries ? chunk + kChunk : entries;
     for (std::uint64_t e = chunk + lane; e < end; e += 32) {
       const std::uint64_t idx = first + list[e];
@@ -133,8 +138,18 @@ DeviceTree::DeviceTree(const cpu::VisTree& tree)
       view{static_cast<const WalkNode*>(walk.get()), static_cast<const WalkSphere*>(spheres.get()),
            static_cast<const LeafGeometry*>(geometry.get()), tree.frame()},
       counts(make_device(2 * sizeof(unsigned long long), "the leaf-pair counts")),
-      listed(make_device(sizeof(unsigned long long), "a tile's facing pair count")) {
+      listed(make_device(2 * sizeof(unsigned long long), "a tile's facing pair count")) {
   SIMLOD_CUDA_CHECK(cudaMemset(counts.get(), 0, 2 * sizeof(unsigned long long)));
+  // As many walk blocks as the device holds at once: the warps take runs from a counter.
+  int device = 0, sms = 0, whole = 0, tiles = 0;
+  SIMLOD_CUDA_CHECK(cudaGetDevice(&device));
+  SIMLOD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SIMLOD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&whole, walk_kernel<true>, kBlock, 0));
+  SIMLOD_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tiles, walk_kernel<false>, kBlock, 0));
+  walk_blocks_[0] = static_cast<unsigned>(std::max(1, sms * tiles));
+  walk_blocks_[1] = static_cast<unsigned>(std::max(1, sms * whole));
 }
 
 void DeviceTree::pairs(const PairSpace& space, std::uint32_t occluders, std::uint32_t* bits,
@@ -153,21 +168,20 @@ void DeviceTree::pairs(const PairSpace& space, std::uint32_t occluders, std::uin
   KernelTimer timer;
   for (std::uint64_t first = 0; first < pairs; first += kTile) {
     const std::uint64_t count = std::min(kTile, pairs - first);
-    SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_listed, 0, sizeof(unsigned long long)));
+    SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_listed, 0, 2 * sizeof(unsigned long long)));
     const unsigned facing_blocks = blocks_for(count, kBlock, kMaxBlocks);
-    const unsigned walk_blocks = blocks_for((count + kChunk - 1) / kChunk, kWarps, kMaxBlocks);
     if (space.leaf_of == nullptr && space.split == 0) {
       facing_kernel<true>
           <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
       SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
-      walk_kernel<true><<<walk_blocks, kBlock>>>(view, space, first, d_list, d_listed, occluders,
-                                                 bits, d_counts + 1);
+      walk_kernel<true><<<walk_blocks_[1], kBlock>>>(view, space, first, d_list, d_listed,
+                                                     occluders, bits, d_counts + 1);
     } else {
       facing_kernel<false>
           <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
       SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
-      walk_kernel<false><<<walk_blocks, kBlock>>>(view, space, first, d_list, d_listed, occluders,
-                                                  bits, d_counts + 1);
+      walk_kernel<false><<<walk_blocks_[0], kBlock>>>(view, space, first, d_list, d_listed,
+                                                      occluders, bits, d_counts + 1);
     }
     SIMLOD_CUDA_CHECK_LAUNCH("visibility walk_kernel");
     // The facing pairs add up on the device.
