@@ -92,8 +92,8 @@ struct VisibilityStats {
   std::uint64_t links = 0;
   Backend backend = Backend::Cpu;  ///< where the pairs and links ran
   double octree_ms = 0.0;
-  double pairs_ms = 0.0;  ///< device time on CUDA
-  double links_ms = 0.0;  ///< device time on CUDA
+  double pairs_ms = 0.0;  ///< device time on CUDA (a blocked CPU build: pairs and links)
+  double links_ms = 0.0;  ///< device time on CUDA (a blocked CPU build: 0)
   double total_ms = 0.0;
   std::uint64_t bytes = 0;  ///< held by the map (tree, leaf matrix, links)
 };
