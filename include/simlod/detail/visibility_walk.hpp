@@ -10,6 +10,7 @@
 // walks agree.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -155,6 +156,15 @@ SIMLOD_HD bool leaf_occludes(const WalkSphere& sphere, const LeafGeometry& leaf,
          occluder_counts(p, d, leaf);
 }
 
+/// The lowest set bit of a non-zero mask.
+SIMLOD_HD std::uint32_t lowest_bit(std::uint32_t mask) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(mask)) - 1);
+#else
+  return static_cast<std::uint32_t>(std::countr_zero(mask));
+#endif
+}
+
 /// No node: an empty hint.
 inline constexpr std::uint32_t kNoHint = 0xFFFFFFFFu;
 
@@ -171,8 +181,9 @@ struct WalkTree {
 /// up to `limit`. `hint` (a node id, or kNoHint) names a leaf likely to occlude, such as the one
 /// that occluded the caller's last segment from the same leaf: it is tried first, then the walk
 /// goes depth first from the root over the nodes the segment may meet, skipping it. A node's
-/// children are tested before they wait on the stack, and those met nearest the segment's
-/// middle come first (an occluder of a pair seen from its two ends is most often in between).
+/// children are tested before they wait on the stack, and those whose span along the segment
+/// holds its middle come first (an occluder of a pair seen from its two ends is most often in
+/// between; two masks, with no sort and no array in local memory).
 /// On return `hint` names the last leaf found to occlude (unchanged when none). The count does
 /// not depend on the hint or on the order of the walk.
 SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const Vec3d& d,
@@ -204,21 +215,19 @@ SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const
       }
       continue;
     }
-    // The children met, the one nearest the middle on top: stack[base, top) by their distance
-    // from the middle, farthest first.
-    const std::uint32_t base = top;
-    float away[8];
+    // The children met, those whose span holds the segment's middle on top (taken first).
+    std::uint32_t met = 0, middle = 0;
     for (std::uint32_t k = 0; k < node.children; ++k) {
       float t0 = 0.0f, t1 = 1.0f;
       if (!walk_may_meet(s, t.walk[node.first + k], t0, t1)) continue;
-      const float key = t0 > 0.5f ? t0 - 0.5f : (t1 < 0.5f ? 0.5f - t1 : 0.0f);
-      std::uint32_t j = top++;
-      for (; j > base && away[j - 1 - base] < key; --j) {
-        stack[j] = stack[j - 1];
-        away[j - base] = away[j - 1 - base];
-      }
-      stack[j] = node.first + k;
-      away[j - base] = key;
+      met |= 1u << k;
+      if (t0 <= 0.5f && t1 >= 0.5f) middle |= 1u << k;
+    }
+    for (std::uint32_t rest = met & ~middle; rest != 0; rest &= rest - 1) {
+      stack[top++] = node.first + lowest_bit(rest);
+    }
+    for (; middle != 0; middle &= middle - 1) {
+      stack[top++] = node.first + lowest_bit(middle);
     }
   }
   return count;
