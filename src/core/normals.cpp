@@ -15,11 +15,6 @@
 #include "simlod/error.hpp"
 
 namespace simlod {
-namespace {
-
-void flip(Normal& n) { n = {-n.x, -n.y, -n.z}; }
-
-}  // namespace
 
 std::vector<Normal> estimate_normals(std::span<const Point> points, const NormalParams& params) {
   const std::uint32_t k = params.neighbours;
@@ -73,7 +68,7 @@ std::vector<Normal> estimate_normals(std::span<const Point> points, const Normal
       Normal& n = normals[i];
       if (n.x * (v[0] - points[i].x) + n.y * (v[1] - points[i].y) + n.z * (v[2] - points[i].z) <
           0) {
-        flip(n);
+        n = detail::flipped(n);
       }
     }
   }

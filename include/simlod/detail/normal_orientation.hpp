@@ -98,6 +98,9 @@ SIMLOD_HD SignRule compose(const SignRule& outer, const SignRule& inner) {
   return {outer.mul * inner.mul, outer.mul * inner.add + outer.add};
 }
 
+/// The normal turned around.
+SIMLOD_HD Normal flipped(const Normal& n) { return {-n.x, -n.y, -n.z}; }
+
 SIMLOD_HD bool is_zero(const Normal& n) { return n.x == 0.0f && n.y == 0.0f && n.z == 0.0f; }
 
 }  // namespace simlod::detail

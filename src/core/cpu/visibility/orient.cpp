@@ -47,8 +47,6 @@ std::uint32_t find(std::vector<std::uint32_t>& up, std::uint32_t v) {
   return v;
 }
 
-void flip(Normal& n) { n = {-n.x, -n.y, -n.z}; }
-
 }  // namespace
 
 void orient_normals(std::span<const Point> points, std::span<const std::uint32_t> knn,
@@ -102,7 +100,7 @@ void orient_normals(std::span<const Point> points, std::span<const std::uint32_t
   for (std::uint32_t r = 0; r < n; ++r) {
     const std::uint32_t s = seed[r];
     if (s == 0xFFFFFFFFu) continue;
-    if (seed_flips(rule, points[s], normals[s])) flip(normals[s]);
+    if (seed_flips(rule, points[s], normals[s])) normals[s] = flipped(normals[s]);
     ref[s] = normals[s];
     done[s] = 1;
     stack.assign(1, s);
@@ -113,7 +111,7 @@ void orient_normals(std::span<const Point> points, std::span<const std::uint32_t
         const std::uint32_t v = adjacent[e];
         if (done[v] != 0) continue;
         done[v] = 1;
-        if (normal_dot(normals[v], ref[u]) < 0.0) flip(normals[v]);
+        if (normal_dot(normals[v], ref[u]) < 0.0) normals[v] = flipped(normals[v]);
         ref[v] = is_zero(normals[v]) ? ref[u] : normals[v];
         stack.push_back(v);
       }
