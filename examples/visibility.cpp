@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   app.add_option("--matrix-mib", matrix_mb,
                  "largest leaf matrix kept; a larger map is built in blocks")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_option("--eye", eye_text,
                  "x,y,z in the file's coordinates (default: the centre of the points)");
   app.add_option("--neighbours", neighbours, "k of the estimated normals")->capture_default_str();

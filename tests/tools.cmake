@@ -491,4 +491,6 @@ simlod_tool_test(tool_visibility_bad_input
        "ERR=^simlod-visibility: error: --eye '1,2': give x,y,z"
   STEP visibility <SRC>/data/tiny.ply -o <WORK>/v RC=1
        "ERR=^simlod-visibility: error: estimate_normals: 3 points for 16 neighbours each"
-       ABSENT=<WORK>/v.vmap ABSENT=<WORK>/v.png)
+       ABSENT=<WORK>/v.vmap ABSENT=<WORK>/v.png
+  STEP visibility <SRC>/data/tiny.ply --matrix-mib 0 -o <WORK>/v RC=105
+       "ERR=--matrix-mib: Value 0 not in range 1 to " ABSENT=<WORK>/v.vmap)
