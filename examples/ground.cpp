@@ -37,7 +37,7 @@ struct Options {
   double window = 10.0, overlap = 0.8, gap = 20.0, dtm_cell = 1.0, tolerance = 0.5;
   double low_outlier = 0.0, object_step = 2.5;
   std::uint64_t min_points = 0;
-  std::uint32_t refine = 2;
+  std::uint32_t refine = 8;
   bool hag = false, native_units = false, keep_classes = false, quiet = false, progress = false;
   std::string backend = "auto";
 };

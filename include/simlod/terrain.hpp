@@ -55,12 +55,13 @@ struct GroundParams {
   /// largest building; the window where B is 0). 0 turns the filter off. simlod's own step; the
   /// seeds themselves stay the paper's.
   double object_step = 2.5;
-  /// Refinement passes of ground() (0: none): every cell holding ground points takes their
-  /// mean height (thousandths of a unit summed as integers, so both backends agree) and the
-  /// points are classified again against it; a pass starts from the seeds' DTM with the ground
-  /// points of the pass before. simlod's own step: a TIN over seeds some metres apart cuts
-  /// under convex ground.
-  std::uint32_t refine = 2;
+  /// Refinement passes of ground() (0: none), each a refine_dtm of the seeds' DTM with the
+  /// ground points of the pass before, then the points classified again against it: every
+  /// cell holding ground points takes their mean height, and the other cells are lifted or
+  /// lowered by the corrections of the cells around them. simlod's own step: a TIN over seeds
+  /// some metres apart cuts under convex ground, and each pass lets the ground points next to
+  /// the cells already corrected in. Sparse seeds (large windows) need more passes.
+  std::uint32_t refine = 8;
 };
 
 /// What the seed search did (counts over the points it did not skip).
@@ -166,9 +167,11 @@ struct GroundResult {
                                                  double* ms = nullptr);
 
 /// `dtm` with every cell that holds points flagged in `ground` set to their mean height (sums
-/// of thousandths of a unit, exact on both backends), on params.backend; `refined` gets the
-/// number of such cells and `ms` the time of the sums. Throws InvalidInput for spans of the
-/// wrong size or an empty raster.
+/// of thousandths of a unit, exact on both backends), on params.backend, and every other cell
+/// with a value moved by the corrections (mean - dtm) of those cells spread to it: a push-pull
+/// pyramid (2x2 weighted means up, bilinear back down) over the raster, so that a cell takes
+/// the corrections of the nearest set cells. `refined` gets the number of set cells and `ms`
+/// the time of the sums. Throws InvalidInput for spans of the wrong size or an empty raster.
 [[nodiscard]] Raster refine_dtm(std::span<const Point> points, const Raster& dtm,
                                 std::span<const std::uint8_t> ground, const GroundParams& params,
                                 std::uint64_t* refined = nullptr, double* ms = nullptr);

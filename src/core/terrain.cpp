@@ -10,6 +10,7 @@
 #include "core/cpu/terrain/terrain.hpp"
 #include "core/stopwatch.hpp"
 #include "core/terrain_plan.hpp"
+#include "core/terrain_spread.hpp"
 #include "kernels/terrain/terrain_entry.hpp"
 #include "simlod/error.hpp"
 
@@ -155,11 +156,14 @@ Raster refine_with(const Runner& run, const Raster& dtm, std::span<const std::ui
   run.ground_sums(ground, dtm, sums, counts, sums_ms);
   Raster out = dtm;
   std::uint64_t n = 0;
+  std::vector<std::uint8_t> set(counts.size(), 0);
   for (std::size_t c = 0; c < counts.size(); ++c) {
     if (counts[c] == 0) continue;
     out.values[c] = static_cast<float>(static_cast<double>(sums[c]) / counts[c] / 1000.0);
+    set[c] = 1;
     ++n;
   }
+  detail::spread_corrections(out, dtm, set);
   if (refined != nullptr) *refined = n;
   if (ms != nullptr) *ms = sums_ms;
   return out;

@@ -1,4 +1,5 @@
-// One building: four walls from below the ground to the eaves, and a flat or gable roof.
+// One building: four walls from below the ground to the eaves (sampled above the ground only,
+// synth/sampler.cpp), and a flat or gable roof.
 // Walls and roofs are sampled as surfaces (the inside stays empty, as in a real scan).
 #pragma once
 

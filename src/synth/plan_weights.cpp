@@ -36,6 +36,27 @@ void TilePlan::compute_terrain(const Scene& scene, int terrain_level) {
   });
 }
 
+namespace {
+
+/// The share of piece (iu, iv) of a surface that lies above the visible ground, from a grid of
+/// kAboveGroundProbes^2 probes: 1 for surfaces that do not stand on the ground.
+double above_ground_share(const Scene& scene, const Primitive& prim, int iu, int iv, int nu,
+                          int nv) {
+  if (!may_reach_underground(prim.material)) return 1.0;
+  int above = 0;
+  for (int b = 0; b < kAboveGroundProbes; ++b) {
+    for (int a = 0; a < kAboveGroundProbes; ++a) {
+      const double u = (iu + (a + 0.5) / kAboveGroundProbes) / nu;
+      const double v = (iv + (b + 0.5) / kAboveGroundProbes) / nv;
+      const Vec3 c = evaluate(prim.shape, u, v).position;
+      above += c.z >= scene.terrain.surface(c.x, c.y) ? 1 : 0;
+    }
+  }
+  return static_cast<double>(above) / (kAboveGroundProbes * kAboveGroundProbes);
+}
+
+}  // namespace
+
 void TilePlan::compute_elements(const Scene& scene, int level) {
   const std::uint32_t side = 1u << level;
   const double tile = kReferenceExtent / side;
@@ -75,7 +96,8 @@ void TilePlan::compute_elements(const Scene& scene, int level) {
           tiles[out] = ty * side + tx;
           pieces[out] = {static_cast<std::uint32_t>(p), static_cast<std::uint16_t>(iu),
                          static_cast<std::uint16_t>(iv),
-                         prim.density * area_scale(prim.shape, u, v) / (nu * nv)};
+                         prim.density * area_scale(prim.shape, u, v) / (nu * nv) *
+                             above_ground_share(scene, prim, iu, iv, nu, nv)};
         }
       }
     }

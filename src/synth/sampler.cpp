@@ -108,9 +108,21 @@ ScenePoint TileSampler::terrain_point(std::uint32_t cell, Rng& rng) const {
 ScenePoint TileSampler::element_point(const Element& element, Rng& rng) const {
   const Primitive& prim = scene_->primitives[element.primitive];
   const auto [nu, nv] = plan_->subdivision(element.primitive);
-  const double u = (element.iu + rng.uniform()) / nu;
-  const double v = (element.iv + rng.uniform()) / nv;
-  const SurfacePoint point = evaluate(prim.shape, u, v);
+  double u = 0.0;
+  double v = 0.0;
+  SurfacePoint point;
+  // Surfaces that may reach into the ground are sampled above it only (the piece's weight
+  // counts that share); after kFootprintRetries misses (a sliver of a piece above the ground)
+  // the point moves up to the ground (along a wall or trunk, which are vertical).
+  for (int attempt = 0; attempt < kFootprintRetries; ++attempt) {
+    u = (element.iu + rng.uniform()) / nu;
+    v = (element.iv + rng.uniform()) / nv;
+    point = evaluate(prim.shape, u, v);
+    if (!may_reach_underground(prim.material)) break;
+    const double ground = scene_->terrain.surface(point.position.x, point.position.y);
+    if (point.position.z >= ground) break;
+    if (attempt + 1 == kFootprintRetries) point.position.z = ground;
+  }
   const bool leaves = prim.material == Material::Foliage || prim.material == Material::Needles;
   // Leaves scatter into the crown; hard surfaces only carry measurement noise.
   const double offset =

@@ -83,6 +83,7 @@ inline constexpr double kFoliageDensity = 0.5;  // crowns are mostly seen from a
 inline constexpr double kSurfaceNoise = 0.02;     // measurement noise along the normal
 inline constexpr double kFoliageDepth = 0.35;     // leaves scatter this far into crowns
 inline constexpr double kMaxSurfaceOffset = 0.5;  // bound of both, used for bounds()
-inline constexpr int kFootprintRetries = 32;      // ground samples that hit a building
+inline constexpr int kFootprintRetries = 32;      // resamples: under a roof, below ground
+inline constexpr int kAboveGroundProbes = 4;      // per side: share of a piece above ground
 
 }  // namespace simlod::synth::detail

@@ -308,7 +308,10 @@ TEST(QuantizedPoints, LeavesTakeAboutTenBytesAPoint) {
   const OctreeStats sq = Octree::build(s.points, s.bounds, q).stats();
   const OctreeStats sf = Octree::build(s.points, s.bounds, f).stats();
   EXPECT_EQ(sq.nodes, sf.nodes);
-  EXPECT_EQ(sq.voxels, sf.voxels);
+  // Inner nodes sample the stored points: a point rounded onto a voxel cell's edge (half a
+  // step) may fall into the next cell, so the counts agree only nearly.
+  EXPECT_NEAR(static_cast<double>(sq.voxels), static_cast<double>(sf.voxels),
+              static_cast<double>(sf.voxels) / 1000.0);
   EXPECT_EQ(sq.points_per_chunk, 1600u);
   EXPECT_GE(sq.bytes_points, s.points.size() * 10);
   EXPECT_LT(sq.bytes_points, s.points.size() * 10 + sq.leaves * 16'000);

@@ -312,8 +312,9 @@ TEST(TerrainRefine, CellsTakeTheMeanOfTheirGroundPoints) {
   const terrain::Raster out = terrain::refine_dtm(pts, r, ground, cpu_params(), &refined);
   EXPECT_EQ(refined, 1u);
   EXPECT_FLOAT_EQ(out.at(0, 0), 1.5f);
-  EXPECT_FLOAT_EQ(out.at(1, 1), 5.0f);
-  EXPECT_FLOAT_EQ(out.at(0, 1), 5.0f);
+  // The one correction (1.5 - 5) spreads to every other cell.
+  EXPECT_FLOAT_EQ(out.at(1, 1), 1.5f);
+  EXPECT_FLOAT_EQ(out.at(0, 1), 1.5f);
   const std::vector<std::uint8_t> short_flags(2, 1);
   EXPECT_THROW((void)terrain::refine_dtm(pts, r, short_flags, cpu_params()), InvalidInput);
   terrain::Raster bad = r;
@@ -383,6 +384,48 @@ TEST(TerrainDtm, ObjectFilterLeavesRoofsOutAndPlateausIn) {
   p.object_step = 7.0;  // the roof's step is lower than that: it stays
   (void)terrain::make_dtm(pts, seeds, p, &s);
   EXPECT_EQ(s.objects, 0u);
+}
+
+TEST(TerrainRefine, CorrectionsSpreadFromTheCellsSetNearestFirst) {
+  // A row of 9 cells at height 0; ground points set cell 0 to +1 and cell 8 to -1. Cell 4 has
+  // no value (it keeps none), the others move by the corrections around them: the correction
+  // falls from +1 to -1 along the row, within their range. (The pyramid blends the two more
+  // on the side of the odd cell: cell 7 takes -0.16, cell 1 +0.97.)
+  terrain::Raster r;
+  r.width = 9;
+  r.height = 1;
+  r.x0 = 0.0;
+  r.y0 = 1.0;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  r.values = {0.0f, 0.0f, 0.0f, 0.0f, nan, 0.0f, 0.0f, 0.0f, 0.0f};
+  const std::vector<Point> pts = {{0.5f, 0.5f, 1.0f, 0}, {8.5f, 0.5f, -1.0f, 0}};
+  const std::vector<std::uint8_t> ground = {1, 1};
+  std::uint64_t refined = 0;
+  const terrain::Raster out = terrain::refine_dtm(pts, r, ground, cpu_params(), &refined);
+  EXPECT_EQ(refined, 2u);
+  EXPECT_FLOAT_EQ(out.at(0, 0), 1.0f);
+  EXPECT_FLOAT_EQ(out.at(0, 8), -1.0f);
+  EXPECT_TRUE(std::isnan(out.at(0, 4)));
+  EXPECT_GT(out.at(0, 1), 0.5f);
+  EXPECT_LT(out.at(0, 7), 0.0f);
+  for (std::uint32_t c = 1; c < 8; ++c) {
+    if (c == 4 || c + 1 == 4) continue;
+    EXPECT_GE(out.at(0, c), out.at(0, c + 1)) << "cell " << c;
+  }
+  EXPECT_GE(out.at(0, 3), out.at(0, 5));
+  for (std::uint32_t c = 0; c < 9; ++c) {
+    if (c == 4) continue;
+    EXPECT_LE(out.at(0, c), 1.0f);
+    EXPECT_GE(out.at(0, c), -1.0f);
+  }
+  // Nothing set: the raster is unchanged.
+  const std::vector<std::uint8_t> none = {0, 0};
+  const terrain::Raster same = terrain::refine_dtm(pts, r, none, cpu_params(), &refined);
+  EXPECT_EQ(refined, 0u);
+  for (std::uint32_t c = 0; c < 9; ++c) {
+    if (c == 4) continue;
+    EXPECT_EQ(same.at(0, c), 0.0f);
+  }
 }
 
 }  // namespace
