@@ -7,11 +7,12 @@
 namespace simlod::detail {
 namespace {
 
-/// One level of the pyramid: a correction and its weight (0..1) a cell.
+/// One level of the pyramid: a correction and its weight (0..1) a cell (single precision: 8
+/// bytes a cell, and the pyramid a third more).
 struct Level {
   std::uint32_t width = 0, height = 0;
-  std::vector<double> value;
-  std::vector<double> weight;
+  std::vector<float> value;
+  std::vector<float> weight;
 };
 
 /// The level above `l`: each cell the weighted mean of its (up to) 2x2 cells, weight capped at 1.
@@ -19,8 +20,8 @@ Level coarser(const Level& l) {
   Level up;
   up.width = (l.width + 1) / 2;
   up.height = (l.height + 1) / 2;
-  up.value.assign(std::size_t{up.width} * up.height, 0.0);
-  up.weight.assign(up.value.size(), 0.0);
+  up.value.assign(std::size_t{up.width} * up.height, 0.0f);
+  up.weight.assign(up.value.size(), 0.0f);
   for (std::uint32_t r = 0; r < up.height; ++r) {
     for (std::uint32_t c = 0; c < up.width; ++c) {
       double sum = 0.0, w = 0.0;
@@ -34,8 +35,8 @@ Level coarser(const Level& l) {
         }
       }
       const std::size_t o = std::size_t{r} * up.width + c;
-      up.value[o] = w > 0.0 ? sum / w : 0.0;
-      up.weight[o] = std::min(w, 1.0);
+      up.value[o] = static_cast<float>(w > 0.0 ? sum / w : 0.0);
+      up.weight[o] = static_cast<float>(std::min(w, 1.0));
     }
   }
   return up;
@@ -68,13 +69,14 @@ void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
   Level base;
   base.width = out.width;
   base.height = out.height;
-  base.value.assign(out.values.size(), 0.0);
-  base.weight.assign(out.values.size(), 0.0);
+  base.value.assign(out.values.size(), 0.0f);
+  base.weight.assign(out.values.size(), 0.0f);
   bool any = false;
   for (std::size_t i = 0; i < out.values.size(); ++i) {
     if (set[i] == 0 || std::isnan(tin.values[i])) continue;
-    base.value[i] = static_cast<double>(out.values[i]) - static_cast<double>(tin.values[i]);
-    base.weight[i] = 1.0;
+    base.value[i] =
+        static_cast<float>(static_cast<double>(out.values[i]) - static_cast<double>(tin.values[i]));
+    base.weight[i] = 1.0f;
     any = true;
   }
   if (!any) return;
@@ -90,10 +92,10 @@ void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
     for (std::uint32_t r = 0; r < fine.height; ++r) {
       for (std::uint32_t c = 0; c < fine.width; ++c) {
         const std::size_t i = std::size_t{r} * fine.width + c;
-        if (fine.weight[i] >= 1.0) continue;
-        fine.value[i] =
-            fine.weight[i] * fine.value[i] + (1.0 - fine.weight[i]) * upsampled(up, r, c);
-        fine.weight[i] = 1.0;
+        if (fine.weight[i] >= 1.0f) continue;
+        const double own = fine.weight[i];
+        fine.value[i] = static_cast<float>(own * fine.value[i] + (1.0 - own) * upsampled(up, r, c));
+        fine.weight[i] = 1.0f;
       }
     }
   }
