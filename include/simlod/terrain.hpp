@@ -171,7 +171,8 @@ struct GroundResult {
 /// with a value moved by the corrections (mean - dtm) of those cells spread to it: a push-pull
 /// pyramid (2x2 weighted means up, bilinear back down) over the raster, so that a cell takes
 /// the corrections of the nearest set cells (about 11 bytes a cell of host memory while it
-/// runs). `refined` gets the number of set cells and `ms` the time of the sums. Throws InvalidInput for spans of the wrong size or an empty raster.
+/// runs). `refined` gets the number of set cells and `ms` the time of the sums. Throws InvalidInput
+/// for spans of the wrong size or an empty raster.
 [[nodiscard]] Raster refine_dtm(std::span<const Point> points, const Raster& dtm,
                                 std::span<const std::uint8_t> ground, const GroundParams& params,
                                 std::uint64_t* refined = nullptr, double* ms = nullptr);
