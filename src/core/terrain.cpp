@@ -156,14 +156,12 @@ Raster refine_with(const Runner& run, const Raster& dtm, std::span<const std::ui
   run.ground_sums(ground, dtm, sums, counts, sums_ms);
   Raster out = dtm;
   std::uint64_t n = 0;
-  std::vector<std::uint8_t> set(counts.size(), 0);
   for (std::size_t c = 0; c < counts.size(); ++c) {
     if (counts[c] == 0) continue;
     out.values[c] = static_cast<float>(static_cast<double>(sums[c]) / counts[c] / 1000.0);
-    set[c] = 1;
     ++n;
   }
-  detail::spread_corrections(out, dtm, set);
+  detail::spread_corrections(out, dtm, counts);
   if (refined != nullptr) *refined = n;
   if (ms != nullptr) *ms = sums_ms;
   return out;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <utility>
+#include <vector>
 
 namespace simlod::detail {
 namespace {
@@ -65,7 +67,7 @@ double upsampled(const Level& up, std::uint32_t r, std::uint32_t c) {
 }  // namespace
 
 void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
-                        const std::vector<std::uint8_t>& set) {
+                        std::span<const std::uint32_t> counts) {
   Level base;
   base.width = out.width;
   base.height = out.height;
@@ -73,7 +75,7 @@ void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
   base.weight.assign(out.values.size(), 0.0f);
   bool any = false;
   for (std::size_t i = 0; i < out.values.size(); ++i) {
-    if (set[i] == 0 || std::isnan(tin.values[i])) continue;
+    if (counts[i] == 0 || std::isnan(tin.values[i])) continue;
     base.value[i] =
         static_cast<float>(static_cast<double>(out.values[i]) - static_cast<double>(tin.values[i]));
     base.weight[i] = 1.0f;
@@ -100,7 +102,7 @@ void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
     }
   }
   for (std::size_t i = 0; i < out.values.size(); ++i) {
-    if (set[i] != 0 || std::isnan(tin.values[i])) continue;
+    if (counts[i] != 0 || std::isnan(tin.values[i])) continue;
     out.values[i] = static_cast<float>(static_cast<double>(tin.values[i]) + levels[0].value[i]);
   }
 }

@@ -3,18 +3,18 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "simlod/terrain.hpp"
 
 namespace simlod::detail {
 
-/// `out` holds the refined heights where set[c] != 0 and `tin`'s elsewhere (same raster). The
-/// corrections out - tin of the set cells are spread over the other cells by a push-pull
-/// pyramid (2x2 means up, bilinear down, weights capped at 1), and those cells get tin plus
-/// their spread correction. Cells where tin has no value keep none. Host code: both backends
-/// give the same raster.
+/// `out` holds the refined heights where counts[c] != 0 (the cell's ground points) and `tin`'s
+/// elsewhere (same raster). The corrections out - tin of those set cells are spread over the other
+/// cells by a push-pull pyramid (2x2 means up, bilinear down, weights capped at 1), and those cells
+/// get tin plus their spread correction. Cells where tin has no value keep none. Host code: both
+/// backends give the same raster.
 void spread_corrections(terrain::Raster& out, const terrain::Raster& tin,
-                        const std::vector<std::uint8_t>& set);
+                        std::span<const std::uint32_t> counts);
 
 }  // namespace simlod::detail

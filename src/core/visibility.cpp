@@ -89,7 +89,7 @@ VisibilityMap VisibilityMap::build(std::span<const Point> points, std::span<cons
   s.nodes = impl->tree.nodes.size();
   s.leaves = leaves;
   s.depth = impl->tree.depth;
-  s.leaf_pairs = leaves * (leaves - 1) / 2;
+  s.leaf_pairs = detail::pair_count(leaves);
   const bool blocked = (s.leaf_pairs + 7) / 8 > config.matrix_bytes;
   const std::uint64_t budget_bits = std::min<std::uint64_t>(config.matrix_bytes, 1ull << 60) * 8;
   if (blocked) {

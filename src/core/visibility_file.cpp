@@ -105,7 +105,7 @@ VisibilityMap VisibilityMap::load(const std::filesystem::path& path) {
     bad(path, fmt::format("its cube (origin {}, {}, {}, edge {}) is not a cube", h.origin[0],
                           h.origin[1], h.origin[2], h.edge));
   }
-  const std::uint64_t pairs = h.leaves * (h.leaves - 1) / 2;
+  const std::uint64_t pairs = detail::pair_count(h.leaves);
   if (h.matrix_words != 0 && h.matrix_words != (pairs + 63) / 64) {
     bad(path, "its leaf matrix has the wrong size");  // 0: none (a blocked build)
   }

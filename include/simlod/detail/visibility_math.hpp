@@ -54,7 +54,10 @@ SIMLOD_HD bool occluder_counts(const Vec3d& p, const Vec3d& d, const LeafGeometr
   return dot(hit, hit) <= o.delta * o.delta;
 }
 
-/// Index of the unordered pair (i, j), i < j < n, in a triangle of n (n - 1) / 2 bits.
+/// Unordered pairs of n entries, n (n - 1) / 2 (0 for n = 0 too: the product wraps to 0).
+SIMLOD_HD unsigned long long pair_count(unsigned long long n) { return n * (n - 1) / 2; }
+
+/// Index of the unordered pair (i, j), i < j < n, in a triangle of pair_count(n) bits.
 SIMLOD_HD unsigned long long pair_index(unsigned long long i, unsigned long long j,
                                         unsigned long long n) {
   return i * (2 * n - i - 1) / 2 + (j - i - 1);

@@ -41,7 +41,7 @@ cpu::BlockedMap build_blocked(const cpu::VisTree& tree, std::uint32_t occluders,
           occluders, static_cast<std::uint32_t*>(bits.get()), pairs_ms);
       const DeviceMemory top = climb(tile.levels, std::move(bits), found, below_b, links_ms);
       const std::uint64_t n = tile.levels[0].nodes.size();
-      std::vector<std::uint64_t> host((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0);
+      std::vector<std::uint64_t> host = cpu::make_bits(n);
       if (!host.empty()) {
         SIMLOD_CUDA_CHECK(
             cudaMemcpy(host.data(), top.get(), host.size() * 8, cudaMemcpyDeviceToHost));

@@ -33,7 +33,7 @@ __device__ bool bit_of(const std::uint32_t* bits, std::uint64_t index) {
 template <class Bit, class Word>
 __device__ void for_each_pair_word(std::uint64_t n, Bit&& bit, Word&& word) {
   const unsigned lane = threadIdx.x & 31u;
-  const std::uint64_t pairs = n * (n - 1) / 2;
+  const std::uint64_t pairs = pair_count(n);
   const std::uint64_t warps = std::uint64_t{gridDim.x} * (blockDim.x / 32);
   for (std::uint64_t base = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x - lane;
        base < pairs; base += warps * 32) {
@@ -117,7 +117,7 @@ unsigned grid(std::uint64_t pairs) { return blocks_for(pairs, kBlock, kMaxBlocks
 }  // namespace
 
 DeviceMemory pair_bits(std::uint64_t n, const char* what) {
-  const std::uint64_t words = (n * (n - (n > 0 ? 1 : 0)) / 2 + 31) / 32 + 1;
+  const std::uint64_t words = (pair_count(n) + 31) / 32 + 1;
   DeviceMemory d = make_device(words * 4, what);
   SIMLOD_CUDA_CHECK(cudaMemset(d.get(), 0, words * 4));
   return d;
@@ -140,12 +140,12 @@ DeviceMemory climb(std::span<const cpu::VisLevel> levels, DeviceMemory below,
     auto* d_count = static_cast<unsigned long long*>(counter.get());
     KernelTimer timer;
     if (nu > 1) {
-      above_kernel<<<grid(nu * (nu - 1) / 2), kBlock>>>(
-          static_cast<const std::uint32_t*>(begin.get()), nu, d_below, nl,
-          static_cast<std::uint32_t*>(above.get()));
+      above_kernel<<<grid(pair_count(nu)), kBlock>>>(static_cast<const std::uint32_t*>(begin.get()),
+                                                     nu, d_below, nl,
+                                                     static_cast<std::uint32_t*>(above.get()));
       SIMLOD_CUDA_CHECK_LAUNCH("visibility above_kernel");
     }
-    const std::uint64_t low_pairs = nl * (nl - 1) / 2;
+    const std::uint64_t low_pairs = pair_count(nl);
     if (low_pairs > 0) {
       links_kernel<<<grid(low_pairs), kBlock>>>(static_cast<const std::uint32_t*>(nodes.get()),
                                                 static_cast<const std::uint32_t*>(parent.get()), nl,
@@ -187,7 +187,7 @@ cpu::VisLinks build_links(const cpu::VisTree& tree, const std::uint32_t* d_matri
   ms = 0.0;
   KernelTimer first;
   if (nb > 1) {
-    bottom_kernel<<<grid(nb * (nb - 1) / 2), kBlock>>>(
+    bottom_kernel<<<grid(pair_count(nb)), kBlock>>>(
         static_cast<const std::uint32_t*>(d_leaf_of.get()), nb, leaves, d_matrix,
         static_cast<std::uint32_t*>(below.get()));
     SIMLOD_CUDA_CHECK_LAUNCH("visibility bottom_kernel");

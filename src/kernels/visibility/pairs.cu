@@ -154,8 +154,8 @@ DeviceTree::DeviceTree(const cpu::VisTree& tree)
 
 void DeviceTree::pairs(const PairSpace& space, std::uint32_t occluders, std::uint32_t* bits,
                        double& ms) {
-  const std::uint64_t pairs = space.split == 0 ? space.n * (space.n - (space.n > 0 ? 1 : 0)) / 2
-                                               : space.split * (space.n - space.split);
+  const std::uint64_t pairs =
+      space.split == 0 ? pair_count(space.n) : space.split * (space.n - space.split);
   const std::uint64_t room = std::max<std::uint64_t>(std::min(pairs, kTile), 1);
   if (room > list_room) {
     list = DeviceMemory();
@@ -169,21 +169,19 @@ void DeviceTree::pairs(const PairSpace& space, std::uint32_t occluders, std::uin
   for (std::uint64_t first = 0; first < pairs; first += kTile) {
     const std::uint64_t count = std::min(kTile, pairs - first);
     SIMLOD_CUDA_CHECK(cudaMemsetAsync(d_listed, 0, 2 * sizeof(unsigned long long)));
-    const unsigned facing_blocks = blocks_for(count, kBlock, kMaxBlocks);
+    const auto launch = [&]<bool kWhole>() {
+      facing_kernel<kWhole><<<blocks_for(count, kBlock, kMaxBlocks), kBlock>>>(
+          view.geometry, space, first, count, d_list, d_listed);
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
+      walk_kernel<kWhole><<<walk_blocks_[kWhole ? 1 : 0], kBlock>>>(
+          view, space, first, d_list, d_listed, occluders, bits, d_counts + 1);
+      SIMLOD_CUDA_CHECK_LAUNCH("visibility walk_kernel");
+    };
     if (space.leaf_of == nullptr && space.split == 0) {
-      facing_kernel<true>
-          <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
-      SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
-      walk_kernel<true><<<walk_blocks_[1], kBlock>>>(view, space, first, d_list, d_listed,
-                                                     occluders, bits, d_counts + 1);
+      launch.template operator()<true>();
     } else {
-      facing_kernel<false>
-          <<<facing_blocks, kBlock>>>(view.geometry, space, first, count, d_list, d_listed);
-      SIMLOD_CUDA_CHECK_LAUNCH("visibility facing_kernel");
-      walk_kernel<false><<<walk_blocks_[0], kBlock>>>(view, space, first, d_list, d_listed,
-                                                      occluders, bits, d_counts + 1);
+      launch.template operator()<false>();
     }
-    SIMLOD_CUDA_CHECK_LAUNCH("visibility walk_kernel");
     // The facing pairs add up on the device.
     add_kernel<<<1, 1>>>(d_listed, d_counts);
     SIMLOD_CUDA_CHECK_LAUNCH("visibility add_kernel");
@@ -201,8 +199,7 @@ void DeviceTree::counted(std::uint64_t& facing, std::uint64_t& visible) const {
 DeviceMemory leaf_pairs(const cpu::VisTree& tree, std::uint32_t occluders, cpu::LeafPairs& out,
                         double& ms) {
   const std::uint64_t n = tree.leaves.size();
-  const std::uint64_t pairs = n * (n - 1) / 2;
-  out.bits.assign((pairs + 63) / 64, 0);
+  out.bits = cpu::make_bits(n);
   DeviceTree device(tree);
   DeviceMemory bits = pair_bits(n, "the leaf-pair matrix");
   ms = 0.0;

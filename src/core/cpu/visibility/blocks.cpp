@@ -115,11 +115,11 @@ void merge_top(const BlockPlan& plan, const TileLevels& tile, std::size_t a, std
 }
 
 std::vector<std::uint64_t> whole_bits(const BlockPlan& plan, std::uint64_t entries) {
-  if (entries * (entries - 1) / 2 / 8 > kMaxWholeBytes) {
+  if (pair_count(entries) / 8 > kMaxWholeBytes) {
     throw CapacityError(fmt::format(
         "VisibilityMap: the blocks' level {} has {} entries, a {} MB matrix, beyond {} MB; raise "
         "matrix_bytes or leaf_points",
-        plan.level, entries, entries * (entries - 1) / 16 / 1'000'000, kMaxWholeBytes / 1'000'000));
+        plan.level, entries, pair_count(entries) / 8 / 1'000'000, kMaxWholeBytes / 1'000'000));
   }
   return make_bits(entries);
 }

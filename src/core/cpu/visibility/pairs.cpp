@@ -11,7 +11,7 @@ namespace simlod::detail::cpu {
 LeafPairs leaf_pairs(const VisTree& tree, std::uint32_t occluders) {
   const std::uint64_t n = tree.leaves.size();
   LeafPairs out;
-  out.bits.assign((n * (n - 1) / 2 + 63) / 64, 0);
+  out.bits = make_bits(n);
   ThreadPool& pool = ThreadPool::shared();
   std::vector<std::uint64_t> facing(pool.size(), 0), visible(pool.size(), 0);
   auto row = [&](unsigned worker, std::uint64_t i) {

@@ -107,7 +107,7 @@ struct VisLevel {
 
 /// Zeroed pair bits of n entries.
 inline std::vector<std::uint64_t> make_bits(std::uint64_t n) {
-  return std::vector<std::uint64_t>((n * (n - (n > 0 ? 1 : 0)) / 2 + 63) / 64, 0);
+  return std::vector<std::uint64_t>((pair_count(n) + 63) / 64, 0);
 }
 /// Sets bit `index` (atomically: workers may share a word).
 inline void set_bit(std::vector<std::uint64_t>& bits, std::uint64_t index) {
