@@ -122,6 +122,10 @@ inline constexpr std::uint64_t kBulkMinRecords = std::uint64_t{1} << 16;
 /// Bulk builder: threads per block of its passes; a voxelizing block takes one chunk (1000
 /// samples at SimLOD's capacity: 4 strided steps).
 inline constexpr int kBulkBlock = 256;
+/// Samples a block of the bulk builder's shared-memory sampling takes (kernels/bulk/
+/// octant_passes.cu): 16 a thread, in registers; a block clears and merges its 32 KiB octant
+/// once per child, so fewer samples a block would make that the larger part of its work.
+inline constexpr std::uint32_t kOctantItems = 4096;
 /// Bricks the bulk builder makes sparse in one step (its flags and numbers: 8 bytes each).
 inline constexpr std::uint64_t kBulkBrickItems = std::uint64_t{1} << 24;
 

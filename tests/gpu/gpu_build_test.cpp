@@ -79,6 +79,34 @@ TEST(GpuBuild, SameTreeAsCpuInRandomOrder) {
   expect_bulk_cuda_matches_cpu(random_scene(1'000'000), small_config(), true);
 }
 
+TEST(GpuBuild, SameTreeAsCpuWithGridsOf64And128) {
+  SIMLOD_REQUIRE_GPU();
+  // With these grids a leaf's octant of its parent's grid is set in shared memory.
+  for (const std::uint32_t grid : {64u, 128u}) {
+    SCOPED_TRACE(grid);
+    expect_bulk_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan),
+                                 small_config(2000, grid), true);
+    expect_bulk_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Morton),
+                                 small_config(5000, grid), true);
+    expect_bulk_cuda_matches_cpu(random_scene(1'000'000), small_config(2000, grid, 300), true);
+    expect_bulk_cuda_matches_cpu(deep_cluster_scene(200'000), small_config(50, grid, 64), true);
+    for (const Sampling mode : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
+      expect_filtered_cuda_matches_cpu(synth_scene(1'000'000, synth::Order::Scan),
+                                       small_config(2000, grid), mode, 3);
+    }
+  }
+}
+
+// Small enough for compute-sanitizer (memcheck, racecheck on the shared octants).
+TEST(GpuBuild, SanitizerSharedOctants) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = synth_scene(100'000, synth::Order::Scan);
+  for (const std::uint32_t grid : {64u, 128u}) {
+    expect_bulk_cuda_matches_cpu(s, small_config(3000, grid), true);
+    expect_filtered_cuda_matches_cpu(s, small_config(3000, grid), Sampling::Average);
+  }
+}
+
 TEST(GpuBuild, RefiningBlocksInManyRounds) {
   SIMLOD_REQUIRE_GPU();
   // A leaf limit of 50 on 10^6 points: cells over the limit far below level 7, refined in

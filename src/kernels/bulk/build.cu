@@ -361,8 +361,13 @@ class Driver {
           std::min<std::uint64_t>(kNil, emit_[current].bytes() / sizeof(VoxelRecord)));
       zero(v_.d_cursor + l.inner_begin, std::uint64_t{l.inner} * 4);
       zero(v_.d_counter, 8);
-      launch_sample(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                    s_);
+      if (octant_sampling(v_)) {
+        launch_octant_sample(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end,
+                             below, s_);
+      } else {
+        launch_sample(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                      s_);
+      }
       give_voxel_chunks(l);
       read(v_.d_counter, 2, 0);
       sync();
@@ -404,8 +409,13 @@ class Driver {
     const std::uint64_t words = words_per_grid * l.inner;
     const std::uint64_t groups = (words + 7) / 8;
     v_.d_level_words = t_.writer.dense_words(l.inner_begin + l.inner - 1);
-    launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                  FilterStage::Mark, s_);
+    if (octant_sampling(v_)) {
+      launch_octant_mark(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end,
+                         below, s_);
+    } else {
+      launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
+                    FilterStage::Mark, s_);
+    }
     groups_.reserve((groups + 1) * 8, 0, s_);
     auto* counts = groups_.as<std::uint32_t>();
     auto* prefix = counts + groups + 1;

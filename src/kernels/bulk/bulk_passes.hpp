@@ -1,5 +1,6 @@
 // The CUDA bulk builder's passes as the host driver (kernels/bulk/build.cu) launches them, each
-// on `stream`; the kernels live in split_passes.cu and voxel_passes.cu.
+// on `stream`; the kernels live in split_passes.cu, voxel_passes.cu, octant_passes.cu and
+// filter_passes.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,6 +47,19 @@ void launch_insert(const BulkView& v, cudaStream_t stream);
 void launch_sample(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                    std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
                    std::uint32_t below, cudaStream_t stream);
+// Voxelize through shared memory (octant_passes.cu), for grids of 64^3 and 128^3 cells.
+/// Whether the two passes below apply (they then take the place of launch_sample and of
+/// launch_filter's FilterStage::Mark).
+bool octant_sampling(const BulkView& v);
+/// launch_sample's work: each block sets its samples' cells in a shared copy of their child's
+/// octant of the parent's grid, merges it into the grid, and emits the cells it set first.
+void launch_octant_sample(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                          std::uint32_t inner_begin, std::uint32_t chunk_begin,
+                          std::uint32_t chunk_end, std::uint32_t below, cudaStream_t stream);
+/// FilterStage::Mark's work in the same way (cells set, nothing emitted).
+void launch_octant_mark(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
+                        std::uint32_t inner_begin, std::uint32_t chunk_begin,
+                        std::uint32_t chunk_end, std::uint32_t below, cudaStream_t stream);
 /// Chunks the voxels of the inner nodes of a level need (ranks [inner_begin, + n)) into
 /// d_chunks[0, n).
 void launch_voxel_chunks(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
