@@ -104,6 +104,7 @@ TEST(GpuBuild, SanitizerSharedOctants) {
   for (const std::uint32_t grid : {64u, 128u}) {
     expect_bulk_cuda_matches_cpu(s, small_config(3000, grid), true);
     expect_filtered_cuda_matches_cpu(s, small_config(3000, grid), Sampling::Average);
+    expect_filtered_cuda_matches_cpu(s, small_config(3000, grid), Sampling::Weighted);
   }
 }
 

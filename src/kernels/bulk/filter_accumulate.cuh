@@ -195,10 +195,14 @@ inline __device__ bool wraps(unsigned long long old, std::uint32_t lo, std::uint
 /// atomics (every add stays below 2^32 per field, so one add wraps a field at most once); an
 /// add that wraps one sets *d_counter, and the level folds again with 64-bit sums
 /// (kernels/bulk/build.cu). A voxel's sums wrap only beyond about 16,000 samples of full
-/// weight and colour around it: points piled at one spot.
+/// weight and colour around it: points piled at one spot. The lanes of a warp that add to one
+/// voxel at once (neighbouring samples in scan order) add theirs first, and one of them takes
+/// the atomics: a lane's add is below 2^18 per field, so 32 of them stay below 2^23, and the
+/// sums end the same whatever the grouping (sm_80 on; older GPUs take them per lane).
 inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::uint32_t r,
                                     std::uint32_t g, std::uint32_t b, std::uint32_t a,
                                     std::uint32_t w) {
+  static_assert(255u * kWeightOne * 32u < (1u << 31));
   if (!v.narrow) {
     ColourSum sum;
     sum.r = r;
@@ -209,6 +213,17 @@ inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::u
     add_wide(v, idx, sum);
     return;
   }
+#if __CUDA_ARCH__ >= 800
+  const std::uint32_t group = __match_any_sync(__activemask(), idx);
+  if (__popc(group) > 1) {
+    r = __reduce_add_sync(group, r);
+    g = __reduce_add_sync(group, g);
+    b = __reduce_add_sync(group, b);
+    a = __reduce_add_sync(group, a);
+    w = __reduce_add_sync(group, w);
+    if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
+  }
+#endif
   auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
   const unsigned long long rg = atomicAdd(
       s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
