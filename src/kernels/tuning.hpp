@@ -123,8 +123,9 @@ inline constexpr std::uint64_t kBulkMinRecords = std::uint64_t{1} << 16;
 /// samples at SimLOD's capacity: 4 strided steps).
 inline constexpr int kBulkBlock = 256;
 /// Samples a block of the bulk builder's shared-memory sampling takes (kernels/bulk/
-/// octant_passes.cu): 16 a thread, in registers; a block clears and merges its 32 KiB octant
-/// once per child, so fewer samples a block would make that the larger part of its work.
+/// octant_passes.cu): 16 a thread, their child and cell in registers; a block clears its
+/// 32 KiB octant once and pays a few barriers per child, which fewer samples a block would
+/// repeat more often. The touched-word list (16-bit indices) holds this many entries.
 inline constexpr std::uint32_t kOctantItems = 4096;
 /// Bricks the bulk builder makes sparse in one step (its flags and numbers: 8 bytes each).
 inline constexpr std::uint64_t kBulkBrickItems = std::uint64_t{1} << 24;
