@@ -391,13 +391,9 @@ TEST(TerrainRefine, CorrectionsSpreadFromTheCellsSetNearestFirst) {
   // no value (it keeps none), the others move by the corrections around them: the correction
   // falls from +1 to -1 along the row, within their range. (The pyramid blends the two more
   // on the side of the odd cell: cell 7 takes -0.16, cell 1 +0.97.)
-  terrain::Raster r;
-  r.width = 9;
-  r.height = 1;
-  r.x0 = 0.0;
-  r.y0 = 1.0;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  r.values = {0.0f, 0.0f, 0.0f, 0.0f, nan, 0.0f, 0.0f, 0.0f, 0.0f};
+  const terrain::Raster r{
+      .width = 9, .height = 1, .y0 = 1.0, .values = {0, 0, 0, 0, nan, 0, 0, 0, 0}};
   const std::vector<Point> pts = {{0.5f, 0.5f, 1.0f, 0}, {8.5f, 0.5f, -1.0f, 0}};
   const std::vector<std::uint8_t> ground = {1, 1};
   std::uint64_t refined = 0;
