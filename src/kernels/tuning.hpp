@@ -114,10 +114,10 @@ inline constexpr std::uint32_t kBulkRootLevels = 7;
 /// Bulk builder: levels of a refining block (CudaLOD's 16^3 sub-grids): a cell over the leaf
 /// limit gets 4 more levels of counters, 4,680 in all, counted in one more pass over the points.
 inline constexpr std::uint32_t kBulkBlockLevels = 4;
-/// Bulk builder: voxel records a level gets room for at first (besides 1/8 of the points and
-/// twice the level below); a level that emits more runs again with room for all it emitted.
-/// The records of two levels are the builder's largest scratch: sized for the bound (every
-/// sample a voxel) they would take 16 bytes per point.
+/// Bulk builder: the least room in voxel records a first-come level gets. A level gets room
+/// for its bound (every sample a voxel) up to half a record a point or this, whichever is
+/// more, and both levels' buffers are that large from the start (8 bytes a point, the
+/// builder's largest scratch); a level that emits more runs again with room for all of it.
 inline constexpr std::uint64_t kBulkMinRecords = std::uint64_t{1} << 16;
 /// Bulk builder: threads per block of its passes; a voxelizing block takes one chunk (1000
 /// samples at SimLOD's capacity: 4 strided steps).

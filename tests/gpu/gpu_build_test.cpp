@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
+#include <vector>
 
 #include "core/bulk_scenes.hpp"
 #include "gpu/snapshot_compare.hpp"
@@ -95,6 +97,23 @@ TEST(GpuBuild, SameTreeAsCpuWithGridsOf64And128) {
                                        small_config(2000, grid), mode, 3);
     }
   }
+}
+
+// A first-come level that emits more voxels than its records' first room (its bound, at most
+// half a record a point) samples again with room for all of them: the root of a uniform cube
+// of points, whose eight leaves' points nearly all fall in cells of their own.
+TEST(GpuBuild, FirstComeLevelBeyondItsRoomSamplesAgain) {
+  SIMLOD_REQUIRE_GPU();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<Point> points(300'000);
+  for (Point& p : points) p = Point{u(rng), u(rng), u(rng), static_cast<std::uint32_t>(rng())};
+  const Scene s = to_octree_coordinates(std::move(points));
+  const OctreeConfig c = small_config(50'000, 128, 1000);
+  expect_bulk_cuda_matches_cpu(s, c, true);
+  const Octree gpu = Octree::build(s.points, s.bounds, on_backend(c, Backend::Cuda));
+  const NodeSnapshot snap = gpu.snapshot();
+  EXPECT_GT(snap.nodes[0].voxels.size(), s.points.size() / 2);  // beyond the first room
 }
 
 // Small enough for compute-sanitizer (memcheck, racecheck on the shared octants).

@@ -37,7 +37,9 @@ class Buffer {
       SIMLOD_CUDA_CHECK(
           cudaMemcpyAsync(fresh.get(), mem_.get(), keep, cudaMemcpyDeviceToDevice, s));
     }
-    SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the old memory may be in use
+    if (mem_.get() != nullptr) {
+      SIMLOD_CUDA_CHECK(cudaStreamSynchronize(s));  // the old memory may be in use
+    }
     mem_ = std::move(fresh);
     bytes_ = bytes;
   }
@@ -144,14 +146,23 @@ class Driver {
                                                     out != nullptr ? out : v_.d_chunks, n, s_));
   }
 
-  /// Room for `blocks` counter blocks (the contents so far kept).
-  void reserve_blocks(std::uint32_t blocks) {
+  static std::uint64_t block_entries(std::uint32_t root_levels, std::uint64_t blocks) {
+    return pyramid_size(root_levels) + (blocks - 1) * pyramid_size(kBulkBlockLevels);
+  }
+
+  /// `blocks` counter blocks in use (the contents so far kept), in buffers with room for
+  /// `room` of them.
+  void reserve_blocks(std::uint32_t blocks, std::uint64_t room = 0) {
     const std::uint64_t old_entries = entries_;
-    entries_ =
-        pyramid_size(root_levels_) + std::uint64_t{blocks - 1} * pyramid_size(kBulkBlockLevels);
-    blocks_.reserve(std::uint64_t{blocks} * sizeof(CountBlock),
-                    std::uint64_t{block_count_} * sizeof(CountBlock), s_);
-    for (Buffer* b : {&count_, &node_, &link_}) b->reserve(entries_ * 4, old_entries * 4, s_);
+    entries_ = block_entries(root_levels_, blocks);
+    room = std::max<std::uint64_t>(room, blocks);
+    const std::uint64_t room_entries = block_entries(root_levels_, room);
+    if (room_entries > kNil) {  // the counters are indexed in 32 bits
+      refuse("its counting rounds need " + std::to_string(blocks) + " blocks of counters");
+    }
+    blocks_.reserve(room * sizeof(CountBlock), std::uint64_t{block_count_} * sizeof(CountBlock),
+                    s_);
+    for (Buffer* b : {&count_, &node_, &link_}) b->reserve(room_entries * 4, old_entries * 4, s_);
     v_.d_blocks = blocks_.as<CountBlock>();
     v_.d_count = count_.as<std::uint32_t>();
     v_.d_node = node_.as<std::uint32_t>();
@@ -164,7 +175,11 @@ class Driver {
 
   /// Counting rounds until no finest cell is over the limit.
   void count() {
-    reserve_blocks(1);
+    // Room for the blocks the first round can add (cells over the limit), up to 1 byte a
+    // point, so that the second round need not wait for new buffers.
+    const std::uint64_t first_round = std::min<std::uint64_t>(
+        n_ / (std::uint64_t{v_.limit} + 1), n_ / (12 * pyramid_size(kBulkBlockLevels)));
+    reserve_blocks(1, 1 + first_round);
     CountBlock root{};
     root.k = root_levels_;
     SIMLOD_CUDA_CHECK(
@@ -172,6 +187,13 @@ class Driver {
     block_count_ = 1;
     for (std::uint32_t first = 0;;) {
       launch_count(v_, first, s_);
+      if (first == 0) {
+        // While the device counts: memory for about the points' chunks (the arena backs a
+        // margin beyond it), so that placing them waits less.
+        const std::uint64_t chunks = n_ / t_.layout.points.capacity + 1;
+        t_.arena.back_ahead(t_.layout.dynamic_begin + chunks * t_.layout.chunk_bytes,
+                            t_.layout.dynamic_end);
+      }
       zero(v_.d_counter, 4);
       launch_refine(v_, first, block_count_, block_count_, root_levels_, false, s_);
       read(v_.d_counter, 1, 0);
@@ -237,16 +259,27 @@ class Driver {
     chunk_begin_.push_back(static_cast<std::uint32_t>(point_chunks_));
     const std::uint64_t grids = inner_begin_.back();
     high_begin_ = t_.layout.dynamic_end - grids * t_.layout.dense_grid_bytes;
-    require_chunks(point_chunks_, "the points' chunks and the inner nodes' occupancy grids");
+    // The chunks' memory first; the grids' while the device inserts.
+    const std::uint64_t low_end =
+        check_chunks(point_chunks_, "the points' chunks and the inner nodes' occupancy grids");
+    t_.arena.ensure(low_end, t_.arena.size());
     owner_.reserve(std::max<std::uint64_t>(4, point_chunks_ * 4), 0, s_);
     v_.d_owner = owner_.as<std::uint32_t>();
     launch_give_chunks(v_, nodes, s_);
     zero(v_.d_cursor, std::uint64_t{nodes} * 4);
     launch_insert(v_, s_);
+    t_.arena.ensure(low_end, high_begin_);
+    if (t_.config.sampling == Sampling::FirstCome) {
+      // Also while the device inserts: the records of two levels at the most room
+      // first_come_level() gives a level, so that no level waits for a larger buffer.
+      const std::uint64_t room = std::max<std::uint64_t>(kBulkMinRecords, n_ / 2);
+      for (Buffer& b : emit_) b.reserve(room * sizeof(VoxelRecord), 0, s_);
+      if (v_.d_records != nullptr) sources_.reserve(room * sizeof(std::uint64_t), 0, s_);
+    }
   }
 
-  /// Throws CapacityError unless `chunks` fit below the grids; backs them with memory.
-  void require_chunks(std::uint64_t chunks, const std::string& what) {
+  /// Throws CapacityError unless `chunks` fit below the grids; returns where they end.
+  std::uint64_t check_chunks(std::uint64_t chunks, const std::string& what) const {
     const std::uint64_t low_end = t_.layout.dynamic_begin + chunks * t_.layout.chunk_bytes;
     if (chunks > t_.layout.max_chunks || low_end > high_begin_ ||
         high_begin_ < t_.layout.dynamic_begin) {
@@ -254,7 +287,12 @@ class Driver {
              " bytes and " + std::to_string(inner_begin_.back()) + " grids of " +
              std::to_string(t_.layout.dense_grid_bytes) + " bytes do not fit (" + what + ")");
     }
-    t_.arena.ensure(low_end, high_begin_);
+    return low_end;
+  }
+
+  /// check_chunks(), then backs the chunks and the grids with memory.
+  void require_chunks(std::uint64_t chunks, const std::string& what) {
+    t_.arena.ensure(check_chunks(chunks, what), high_begin_);
   }
 
   void voxelize() {
@@ -344,10 +382,11 @@ class Driver {
     const std::uint64_t bound =
         std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.layout.points.capacity + below,
                  l.inner * cells);
-    // Room for what a level usually emits; a level that emits more runs again with room for
-    // all of it (its grids cleared first), so the records need not be sized for the bound.
-    std::uint64_t room = std::min<std::uint64_t>(
-        bound, std::max<std::uint64_t>({kBulkMinRecords, n_ / 8, 2ull * below}));
+    // Room for the bound, up to half a record a point (place_points() reserved that much): a
+    // level that emits more runs again with room for all of it (its grids cleared first). A
+    // level emits a fifth to a half of its bound, so less room would often sample twice.
+    std::uint64_t room =
+        std::min<std::uint64_t>(bound, std::max<std::uint64_t>(kBulkMinRecords, n_ / 2));
     std::uint32_t emitted = 0;
     std::uint64_t chunks = 0;
     for (;;) {

@@ -39,10 +39,9 @@ struct alignas(16) CountBlock {
 };
 static_assert(sizeof(CountBlock) == 32);
 
-/// First counter of level j (1..k) of a pyramid.
-SIMLOD_HD std::uint64_t pyramid_level(std::uint32_t j) {
-  return ((std::uint64_t{1} << (3 * j)) - 8) / 7;
-}
+/// First counter of level j (1..k) of a pyramid. In 32 bits: j <= 10 (the pyramids have at
+/// most kBulkRootLevels + 1 levels, tuning.hpp).
+SIMLOD_HD std::uint64_t pyramid_level(std::uint32_t j) { return ((1u << (3 * j)) - 8u) / 7u; }
 /// Counters of a pyramid of k levels.
 SIMLOD_HD std::uint64_t pyramid_size(std::uint32_t k) { return pyramid_level(k + 1); }
 
@@ -50,8 +49,7 @@ SIMLOD_HD std::uint64_t pyramid_size(std::uint32_t k) { return pyramid_level(k +
 SIMLOD_HD std::uint32_t finest_cell(const QuantPoint& q, const CountBlock& b) {
   const std::uint32_t shift = kQuantBits - (b.level + b.k);
   const std::uint32_t mask = (1u << b.k) - 1u;
-  return static_cast<std::uint32_t>(
-      morton_3d((q.x >> shift) & mask, (q.y >> shift) & mask, (q.z >> shift) & mask));
+  return morton_3d_10((q.x >> shift) & mask, (q.y >> shift) & mask, (q.z >> shift) & mask);
 }
 
 /// Sampling::Average's sums of a voxel whose node holds fewer than kNarrowPoints points, so

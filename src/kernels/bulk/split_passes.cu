@@ -10,26 +10,59 @@
 namespace simlod::detail::cuda::bulk {
 namespace {
 
-__device__ QuantPoint quantized(const BulkView& v, std::uint32_t i) {
-  const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + i));
+static_assert(kBulkRootLevels + 1 <= 10 && kBulkBlockLevels + 1 <= 10,
+              "pyramid_level() and finest_cell() compute in 32 bits");
+
+__device__ uint4 load_point(const BulkView& v, std::uint32_t i) {
+  return load_readonly(reinterpret_cast<const uint4*>(v.d_points + i));
+}
+
+__device__ QuantPoint quantized(const BulkView& v, const uint4& p) {
   if (v.quantized_input) return QuantPoint{p.x, p.y, p.z};
   return quantize(Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
                   v.tree.quant_scale);
 }
 
+/// The passes over the points take kSplitPoints each a thread, a block's in strides of its
+/// size, all loaded before any is used: more loads in flight than a point a thread.
+constexpr std::uint32_t kSplitPoints = 4;
+
+/// Calls fn(point, index) for this thread's points.
+template <class Fn>
+__device__ void for_each_point(const BulkView& v, Fn fn) {
+  const std::uint64_t first = std::uint64_t{blockIdx.x} * kSplitPoints * blockDim.x + threadIdx.x;
+  uint4 p[kSplitPoints];
+#pragma unroll
+  for (std::uint32_t k = 0; k < kSplitPoints; ++k) {
+    const std::uint64_t i = first + std::uint64_t{k} * blockDim.x;
+    if (i < v.points) p[k] = load_point(v, static_cast<std::uint32_t>(i));
+  }
+#pragma unroll
+  for (std::uint32_t k = 0; k < kSplitPoints; ++k) {
+    const std::uint64_t i = first + std::uint64_t{k} * blockDim.x;
+    if (i < v.points) fn(p[k], static_cast<std::uint32_t>(i));
+  }
+}
+
 __global__ void count_kernel(BulkView v, std::uint32_t first_block) {
-  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (i >= v.points) return;
-  std::uint32_t block = 0, cell = 0;
-  (void)v.walk(quantized(v, static_cast<std::uint32_t>(i)), block, cell);
-  if (block < first_block) return;  // counted in an earlier round
-  const CountBlock b = v.d_blocks[block];
-  std::uint32_t* counter = v.d_count + b.offset + pyramid_level(b.k) + cell;
-  // One atomic per group of lanes with the same cell: in scan or Morton order most of a warp
-  // counts into one or two cells, and same-address atomics serialise in L2.
-  const unsigned peers =
-      __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(counter));
-  if (static_cast<int>(lane_id()) == __ffs(peers) - 1) atomicAdd(counter, __popc(peers));
+  for_each_point(v, [&](const uint4& p, std::uint32_t) {
+    const QuantPoint q = quantized(v, p);
+    // The counter's index fits 32 bits (the root pyramid and 4,681 counters a block).
+    std::uint32_t at = 0;
+    if (first_block == 0) {  // the first round: no cell is refined yet, all count in the root
+      const CountBlock b = v.d_blocks[0];
+      at = static_cast<std::uint32_t>(pyramid_level(b.k)) + finest_cell(q, b);
+    } else {
+      std::uint32_t block = 0, cell = 0;
+      (void)v.walk(q, block, cell);
+      if (block < first_block) return;  // counted in an earlier round
+      const CountBlock b = v.d_blocks[block];
+      at = static_cast<std::uint32_t>(b.offset + pyramid_level(b.k) + cell);
+    }
+    // One atomic per group of lanes with the same cell: in scan or Morton order most of a warp
+    // counts into one or two cells, and same-address atomics serialise in L2.
+    add_keyed(v.d_count, at);
+  });
 }
 
 /// Blocks [first, last) by blockIdx.y (strided), their finest cells by blockIdx.x (strided).
@@ -195,35 +228,39 @@ __global__ void give_chunks_kernel(BulkView v, std::uint32_t nodes) {
 }
 
 __global__ void insert_kernel(BulkView v) {
-  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (i >= v.points) return;
-  const auto index = static_cast<std::uint32_t>(i);
-  std::uint32_t block = 0, cell = 0;
-  const std::uint32_t leaf = v.walk(quantized(v, index), block, cell);
-  if (leaf == kNil || (leaf & kExtBit) != 0) {
-    v.tree.flag(kOverflowChunks);  // a bug: a point without its leaf
-    return;
-  }
-  const std::uint32_t slot = node_slot(v.d_cursor, leaf);
-  const std::uint32_t cap = v.tree.params.chunk_capacity;
-  const std::uint32_t chunk = v.tree.d_nodes[leaf].head + slot / cap;
-  const uint4 p = load_readonly(reinterpret_cast<const uint4*>(v.d_points + index));
-  if (v.tree.leaf_layout.quantized) {  // rounded to its final leaf (detail/point_codec.hpp)
-    const std::uint32_t level = v.tree.d_nodes[leaf].level;
-    v.tree.put_point(chunk, slot % cap,
-                     Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
-                     round_to_leaf(quantized(v, index), level), level);
-  } else {
-    *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
-  }
-  if (v.tree.record_bytes != 0) {
-    const std::uint32_t bytes = v.tree.record_bytes;
-    copy_record(v.tree.chunk_records(chunk) + std::uint64_t{slot % cap} * bytes,
-                v.d_records + std::uint64_t{index} * bytes, bytes);
-  }
+  for_each_point(v, [&](const uint4& p, std::uint32_t index) {
+    std::uint32_t block = 0, cell = 0;
+    const QuantPoint q = quantized(v, p);
+    const std::uint32_t leaf = v.walk(q, block, cell);
+    if (leaf == kNil || (leaf & kExtBit) != 0) {
+      v.tree.flag(kOverflowChunks);  // a bug: a point without its leaf
+      return;
+    }
+    const std::uint32_t slot = node_slot(v.d_cursor, leaf);
+    const std::uint32_t cap = v.tree.params.chunk_capacity;
+    const std::uint32_t chunk = v.tree.d_nodes[leaf].head + slot / cap;
+    if (v.tree.leaf_layout.quantized) {  // rounded to its final leaf (detail/point_codec.hpp)
+      const std::uint32_t level = v.tree.d_nodes[leaf].level;
+      v.tree.put_point(chunk, slot % cap,
+                       Point{__uint_as_float(p.x), __uint_as_float(p.y), __uint_as_float(p.z), p.w},
+                       round_to_leaf(q, level), level);
+    } else {
+      *reinterpret_cast<uint4*>(v.tree.chunk_data(chunk) + slot % cap) = p;
+    }
+    if (v.tree.record_bytes != 0) {
+      const std::uint32_t bytes = v.tree.record_bytes;
+      copy_record(v.tree.chunk_records(chunk) + std::uint64_t{slot % cap} * bytes,
+                  v.d_records + std::uint64_t{index} * bytes, bytes);
+    }
+  });
 }
 
 unsigned blocks_of(std::uint64_t n) { return blocks_for(n, kBulkBlock); }
+
+/// Blocks for for_each_point over every point.
+unsigned point_blocks(const BulkView& v) {
+  return blocks_for(v.points, kBulkBlock * static_cast<int>(kSplitPoints));
+}
 
 /// Grid for for_each_finest over `blocks` counter blocks of up to 8^k cells.
 dim3 finest_grid(std::uint32_t blocks, std::uint32_t k) {
@@ -234,7 +271,7 @@ dim3 finest_grid(std::uint32_t blocks, std::uint32_t k) {
 }  // namespace
 
 void launch_count(const BulkView& v, std::uint32_t first_block, cudaStream_t s) {
-  count_kernel<<<blocks_of(v.points), kBulkBlock, 0, s>>>(v, first_block);
+  count_kernel<<<point_blocks(v), kBulkBlock, 0, s>>>(v, first_block);
   SIMLOD_CUDA_CHECK_LAUNCH("bulk count");
 }
 
@@ -293,7 +330,7 @@ void launch_give_chunks(const BulkView& v, std::uint32_t nodes, cudaStream_t s) 
 }
 
 void launch_insert(const BulkView& v, cudaStream_t s) {
-  insert_kernel<<<blocks_of(v.points), kBulkBlock, 0, s>>>(v);
+  insert_kernel<<<point_blocks(v), kBulkBlock, 0, s>>>(v);
   SIMLOD_CUDA_CHECK_LAUNCH("bulk insert");
 }
 

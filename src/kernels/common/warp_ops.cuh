@@ -21,10 +21,33 @@ __device__ inline std::uint32_t append_index(std::uint32_t* counter) {
   return g.shfl(base, 0) + static_cast<std::uint32_t>(g.thread_rank());
 }
 
+/// True when every converged thread passes the same `key` (a shuffle and a vote: cheaper than
+/// a match when, as in scan or Morton order, a whole warp usually shares its key).
+__device__ inline bool same_key(unsigned active, std::uint32_t key) {
+  const std::uint32_t first = __shfl_sync(active, key, __ffs(active) - 1);
+  return __all_sync(active, key == first) != 0;
+}
+
+/// Adds 1 to `counters[key]` for each calling thread, with one atomic per group of converged
+/// threads that share `key`. May be called from divergent code.
+__device__ inline void add_keyed(std::uint32_t* counters, std::uint32_t key) {
+  const unsigned active = __activemask();
+  const unsigned peers = same_key(active, key) ? active : __match_any_sync(active, key);
+  if (static_cast<int>(lane_id()) == __ffs(peers) - 1) atomicAdd(counters + key, __popc(peers));
+}
+
 /// A distinct slot of `counters[key]` for each calling thread, with one atomic per group of
 /// converged threads that share `key` (in Morton order most of a warp samples into one node).
 /// May be called from divergent code.
 __device__ inline std::uint32_t keyed_slot(std::uint32_t* counters, std::uint32_t key) {
+  const unsigned active = __activemask();
+  if (same_key(active, key)) {
+    const int leader = __ffs(active) - 1;
+    std::uint32_t base = 0;
+    if (static_cast<int>(lane_id()) == leader) base = atomicAdd(counters + key, __popc(active));
+    base = __shfl_sync(active, base, leader);
+    return base + __popc(active & ((1u << lane_id()) - 1u));
+  }
   namespace cg = cooperative_groups;
   const cg::coalesced_group peers = cg::labeled_partition(cg::coalesced_threads(), key);
   std::uint32_t base = 0;
