@@ -376,12 +376,26 @@ class Driver {
     voxel_chunks_ += chunks;
   }
 
+  /// The most voxels level `l` can emit: every sample (leaf points, the level below's `below`
+  /// voxels) a voxel, every cell of its grids set.
+  std::uint64_t sample_bound(const Level& l, std::uint32_t below) const {
+    const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
+    return std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.layout.points.capacity + below,
+                    l.inner * cells);
+  }
+
+  /// While the device samples level `l`: memory for about its voxels' chunks (half its
+  /// bound; the arena backs a margin beyond), so that take_voxel_chunks() seldom waits for
+  /// the driver. Backing a gigabyte takes a millisecond or more.
+  void back_voxels_ahead(const Level& l, std::uint32_t below) {
+    const std::uint64_t chunks =
+        chunk_top_ + sample_bound(l, below) / 2 / t_.layout.voxels.capacity + l.inner;
+    t_.arena.back_ahead(t_.layout.dynamic_begin + chunks * t_.layout.chunk_bytes, high_begin_);
+  }
+
   /// First-come: the first sample of a cell emits its voxel. Returns the voxels emitted.
   std::uint32_t first_come_level(const Level& l, std::uint32_t below, int current) {
-    const std::uint64_t cells = std::uint64_t{1} << (3 * t_.geometry.grid_bits);
-    const std::uint64_t bound =
-        std::min(std::uint64_t{l.chunk_end - l.chunk_begin} * t_.layout.points.capacity + below,
-                 l.inner * cells);
+    const std::uint64_t bound = sample_bound(l, below);
     // Room for the bound, up to half a record a point (place_points() reserved that much): a
     // level that emits more runs again with room for all of it (its grids cleared first). A
     // level emits a fifth to a half of its bound, so less room would often sample twice.
@@ -408,6 +422,7 @@ class Driver {
                       s_);
       }
       give_voxel_chunks(l);
+      back_voxels_ahead(l, below);
       read(v_.d_counter, 2, 0);
       sync();
       emitted = host()[0];
@@ -470,6 +485,7 @@ class Driver {
     launch_filter_counts(v_, l.inner_begin, l.inner, words_per_grid, s_);
     zero(v_.d_counter, 8);
     give_voxel_chunks(l);
+    back_voxels_ahead(l, below);
     read(prefix + groups, 1, 0);
     read(v_.d_counter + 1, 1, 1);
     sync();
