@@ -272,7 +272,7 @@ class Driver {
     if (t_.config.sampling == Sampling::FirstCome) {
       // Also while the device inserts: the records of two levels at the most room
       // first_come_level() gives a level, so that no level waits for a larger buffer.
-      const std::uint64_t room = std::max<std::uint64_t>(kBulkMinRecords, n_ / 2);
+      const std::uint64_t room = most_records();
       for (Buffer& b : emit_) b.reserve(room * sizeof(VoxelRecord), 0, s_);
       if (v_.d_records != nullptr) sources_.reserve(room * sizeof(std::uint64_t), 0, s_);
     }
@@ -376,6 +376,10 @@ class Driver {
     voxel_chunks_ += chunks;
   }
 
+  /// The most room in voxel records a first-come level gets at first: half a record a point
+  /// (kBulkMinRecords at least).
+  std::uint64_t most_records() const { return std::max<std::uint64_t>(kBulkMinRecords, n_ / 2); }
+
   /// The most voxels level `l` can emit: every sample (leaf points, the level below's `below`
   /// voxels) a voxel, every cell of its grids set.
   std::uint64_t sample_bound(const Level& l, std::uint32_t below) const {
@@ -396,11 +400,10 @@ class Driver {
   /// First-come: the first sample of a cell emits its voxel. Returns the voxels emitted.
   std::uint32_t first_come_level(const Level& l, std::uint32_t below, int current) {
     const std::uint64_t bound = sample_bound(l, below);
-    // Room for the bound, up to half a record a point (place_points() reserved that much): a
+    // Room for the bound, up to most_records() (place_points() reserved that much): a
     // level that emits more runs again with room for all of it (its grids cleared first). A
     // level emits a fifth to a half of its bound, so less room would often sample twice.
-    std::uint64_t room =
-        std::min<std::uint64_t>(bound, std::max<std::uint64_t>(kBulkMinRecords, n_ / 2));
+    std::uint64_t room = std::min<std::uint64_t>(bound, most_records());
     std::uint32_t emitted = 0;
     std::uint64_t chunks = 0;
     for (;;) {
