@@ -258,6 +258,19 @@ TEST(GpuBuild, WeightedSumsBeyondThirtyTwoBits) {
   expect_filtered_cuda_matches_cpu(s, small_config(1000, 16, 64), Sampling::Weighted);
 }
 
+// Grids of 2^3 and 4^3 cells: a grid word holds several rows, so an inner child's cells mark
+// several words of its parent's grid, and a grid is padded to 8 words (a voxel index group).
+TEST(GpuBuild, FilteredVoxelsOnGridsOfTwoAndFourCells) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = synth_scene(100'000, synth::Order::Scan);
+  for (const std::uint32_t grid : {2u, 4u}) {
+    SCOPED_TRACE(grid);
+    for (const Sampling mode : {Sampling::Random, Sampling::Average, Sampling::Weighted}) {
+      expect_filtered_cuda_matches_cpu(s, small_config(300, grid, 64), mode);
+    }
+  }
+}
+
 // Nodes of 2^24 points or more keep 64-bit colour sums on the GPU (smaller ones 32-bit, which
 // such a node's bright colours would wrap): 18M bright points, nearly all in one cluster.
 TEST(GpuBuild, AverageOfNodesOverTwoToThe24Points) {

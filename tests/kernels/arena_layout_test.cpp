@@ -28,8 +28,8 @@ TEST(ArenaLayout, SizesOfChunksAndGrids) {
   EXPECT_EQ(chunk_bytes_for(1), 32u);
   EXPECT_EQ(grid_bytes_for(7), 262'144u);  // 128^3 bits
   EXPECT_EQ(grid_bytes_for(4), 512u);
-  EXPECT_EQ(grid_bytes_for(2), 16u);  // 64 bits, rounded up to a 16-byte store
-  EXPECT_EQ(grid_bytes_for(1), 16u);
+  EXPECT_EQ(grid_bytes_for(2), 32u);  // 64 bits, rounded up to 8 words (a voxel index group)
+  EXPECT_EQ(grid_bytes_for(1), 32u);
 }
 
 TEST(ArenaLayout, VoxelChunksFitBeforeTheTrailerAndMatchTheCpuStore) {

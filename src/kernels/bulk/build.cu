@@ -275,6 +275,8 @@ class Driver {
       const std::uint64_t room = most_records();
       for (Buffer& b : emit_) b.reserve(room * sizeof(VoxelRecord), 0, s_);
       if (v_.d_records != nullptr) sources_.reserve(room * sizeof(std::uint64_t), 0, s_);
+    } else {
+      reserve_index(inner_begin_.back());  // the filters' voxel index of all levels' grids
     }
   }
 
@@ -300,19 +302,15 @@ class Driver {
     chunk_top_ = point_chunks_;
     v_.sampling = t_.config.sampling;
     v_.seed = t_.config.sampling_seed;
+    if (v_.sampling != Sampling::FirstCome) {
+      filtered_levels();
+      return;
+    }
     int current = 0;
     std::uint32_t below = 0;
     for (std::uint32_t level = depth_; level-- > 0;) {
-      const Level l{level,
-                    level_begin_[level + 1],
-                    inner_begin_[level],
-                    inner_begin_[level + 1] - inner_begin_[level],
-                    chunk_begin_[level + 1],
-                    chunk_begin_[level + 2]};
       v_.d_below = emit_[1 - current].as<VoxelRecord>();
-      const std::uint32_t emitted = v_.sampling == Sampling::FirstCome
-                                        ? first_come_level(l, below, current)
-                                        : filtered_level(l, below, current);
+      const std::uint32_t emitted = first_come_level(level_at(level), below, current);
       voxels_ += emitted;
       below = emitted;
       current = 1 - current;
@@ -367,6 +365,15 @@ class Driver {
   struct Level {
     std::uint32_t level, child_begin, inner_begin, inner, chunk_begin, chunk_end;
   };
+
+  [[nodiscard]] Level level_at(std::uint32_t level) const {
+    return Level{level,
+                 level_begin_[level + 1],
+                 inner_begin_[level],
+                 inner_begin_[level + 1] - inner_begin_[level],
+                 chunk_begin_[level + 1],
+                 chunk_begin_[level + 2]};
+  }
 
   /// Takes `chunks` more chunks for voxels (after the memory check) and links them.
   void take_voxel_chunks(const Level& l, std::uint64_t chunks) {
@@ -459,49 +466,129 @@ class Driver {
     digests = reinterpret_cast<Digest*>(places + n);
   }
 
-  /// Random or Average: mark the cells, index them in cell order, fold every sample into its
-  /// voxel's accumulator, emit. Returns the voxels emitted.
-  std::uint32_t filtered_level(const Level& l, std::uint32_t below, int current) {
-    const std::uint64_t words_per_grid = t_.layout.dense_grid_bytes / 4;
-    const std::uint64_t words = words_per_grid * l.inner;
-    const std::uint64_t groups = (words + 7) / 8;
-    v_.d_level_words = t_.writer.dense_words(l.inner_begin + l.inner - 1);
-    if (octant_sampling(v_)) {
-      launch_octant_mark(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end,
-                         below, s_);
-    } else {
-      launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, below,
-                    FilterStage::Mark, s_);
-    }
+  /// Room in groups_ and cub_ for the voxel index of `inner` grids: the set cells per 8 grid
+  /// words, then their exclusive sum.
+  void reserve_index(std::uint64_t inner) {
+    const std::uint64_t groups = (t_.layout.dense_grid_bytes / 4 * inner + 7) / 8;
     groups_.reserve((groups + 1) * 8, 0, s_);
     auto* counts = groups_.as<std::uint32_t>();
-    auto* prefix = counts + groups + 1;
     std::size_t bytes = 0;
     SIMLOD_CUDA_CHECK(
-        cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts, prefix, groups + 1, s_));
+        cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts, counts + groups + 1, groups + 1, s_));
     cub_.reserve(bytes, 0, s_);
+  }
+
+  /// The first word of level `level`'s grids among all levels' (the deepest level's lowest).
+  [[nodiscard]] std::uint64_t level_words_begin(std::uint32_t level) const {
+    return std::uint64_t{inner_begin_.back() - inner_begin_[level + 1]} *
+           (t_.layout.dense_grid_bytes / 4);
+  }
+
+  /// The accumulator bytes of a voxel of `level` (Weighted: its first, narrow fold).
+  [[nodiscard]] std::uint64_t accumulator_bytes(std::uint32_t level) const {
+    if (v_.sampling == Sampling::Random) {
+      return v_.d_records != nullptr ? kWinnerBytes : sizeof(std::uint64_t);
+    }
+    return narrow_level(level) ? sizeof(NarrowSum) : sizeof(ColourSum);
+  }
+
+  /// 32-bit sums: Average where the level's largest node holds fewer than 2^24 points (no
+  /// channel's sum can reach 2^32); Weighted first on every level, then 64-bit where a sum
+  /// wrapped (each sample adds up to 255 x kWeightOne, so no point count bounds it usefully).
+  [[nodiscard]] bool narrow_level(std::uint32_t level) const {
+    return v_.sampling == Sampling::Weighted ||
+           (v_.sampling == Sampling::Average && level_max_[level] < kNarrowPoints);
+  }
+
+  /// Random, Average and Weighted. Every level's cells are marked first, bottom-up (a level's
+  /// leaf children's points, then its inner children's set cells, which are the cells of the
+  /// voxels they will emit); all levels' voxels are then indexed in cell order, counted per node
+  /// and given their chunks at once, with one read-back. Then each level folds every sample
+  /// into its voxel's accumulator and emits, with no read-back between levels but Weighted's
+  /// check for wrapped 32-bit sums.
+  void filtered_levels() {
+    const std::uint32_t grids = inner_begin_.back();
+    if (grids == 0) return;
+    const std::uint64_t words_per_grid = t_.layout.dense_grid_bytes / 4;
+    v_.d_level_words = t_.writer.dense_words(grids - 1);
+    v_.voxel_base = 0;
+    for (std::uint32_t level = depth_; level-- > 0;) {
+      const Level l = level_at(level);
+      if (octant_sampling(v_)) {
+        launch_octant_mark(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, 0,
+                           s_);
+      } else {
+        launch_filter(v_, l.level, l.child_begin, l.inner_begin, l.chunk_begin, l.chunk_end, 0,
+                      FilterStage::Mark, s_);
+      }
+      if (level + 1 < depth_) {
+        launch_mark_parents(v_, inner_begin_[level + 1],
+                            inner_begin_[level + 2] - inner_begin_[level + 1], l.child_begin,
+                            l.inner_begin, words_per_grid, s_);
+      }
+    }
+    const std::uint64_t words = words_per_grid * grids;
+    const std::uint64_t groups = (words + 7) / 8;
+    reserve_index(grids);  // place_points() reserved it: no wait here
+    auto* counts = groups_.as<std::uint32_t>();
+    auto* prefix = counts + groups + 1;
     launch_groups(v_, words, counts, s_);
-    bytes = cub_.bytes();
+    std::size_t bytes = cub_.bytes();
     SIMLOD_CUDA_CHECK(
         cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, counts, prefix, groups + 1, s_));
     v_.d_groups = prefix;
-    launch_filter_counts(v_, l.inner_begin, l.inner, words_per_grid, s_);
+    launch_filter_counts(v_, 0, grids, words_per_grid, s_);
     zero(v_.d_counter, 8);
-    give_voxel_chunks(l);
-    back_voxels_ahead(l, below);
-    read(prefix + groups, 1, 0);
-    read(v_.d_counter + 1, 1, 1);
+    const Level all{0, 0, 0, grids, 0, 0};
+    give_voxel_chunks(all);
+    // While the device works: memory for about the voxels' chunks (most_records() voxels).
+    t_.arena.back_ahead(t_.layout.dynamic_begin +
+                            (chunk_top_ + most_records() / t_.layout.voxels.capacity + grids) *
+                                t_.layout.chunk_bytes,
+                        high_begin_);
+    // The set cells below each level's grids (the voxels of the deeper levels), the total and
+    // the chunks.
+    for (std::uint32_t level = 0; level < depth_; ++level) {
+      read(prefix + level_words_begin(level) / 8, 1, level);
+    }
+    read(prefix + groups, 1, depth_);
+    read(v_.d_counter + 1, 1, depth_ + 1);
     sync();
-    const std::uint32_t total = host()[0];
-    const std::uint64_t chunks = host()[1];
+    const std::vector<std::uint32_t> base(host(), host() + depth_ + 1);
+    const std::uint64_t chunks = host()[depth_ + 1];
+    const auto voxels = [&](std::uint32_t level) {
+      return (level == 0 ? base[depth_] : base[level - 1]) - base[level];
+    };
+    // Each buffer of a pair holds every other level (the deepest in [0]): room for the most.
+    std::uint64_t records[2] = {1, 1}, accumulators[2] = {1, 1};
+    for (std::uint32_t level = 0; level < depth_; ++level) {
+      const std::uint32_t c = (depth_ - 1 - level) % 2;
+      records[c] = std::max<std::uint64_t>(records[c], voxels(level));
+      accumulators[c] = std::max(accumulators[c], voxels(level) * accumulator_bytes(level));
+    }
+    for (int c = 0; c < 2; ++c) {
+      emit_[c].reserve(records[c] * sizeof(VoxelRecord), 0, s_);
+      acc_[c].reserve(accumulators[c], 0, s_);
+    }
+    take_voxel_chunks(all, chunks);
+    int current = 0;
+    std::uint32_t below = 0;
+    for (std::uint32_t level = depth_; level-- > 0;) {
+      v_.voxel_base = base[level];
+      fold_level(level_at(level), below, voxels(level), current);
+      voxels_ += voxels(level);
+      below = voxels(level);
+      current = 1 - current;
+    }
+  }
+
+  /// A filtered level whose cells are marked and indexed: every sample (leaf points, the
+  /// `below` voxels of the level below) folds into its voxel's accumulator, then the level's
+  /// `total` voxels are written and recorded for the level above.
+  void fold_level(const Level& l, std::uint32_t below, std::uint32_t total, int current) {
+    v_.d_below = emit_[1 - current].as<VoxelRecord>();
     v_.narrow_below = v_.narrow;
-    // 32-bit sums: Average where the level's largest node holds fewer than 2^24 points (no
-    // channel's sum can reach 2^32); Weighted first on every level, then 64-bit where a sum
-    // wrapped (each sample adds up to 255 x kWeightOne, so no point count bounds it usefully).
-    const bool weighted = v_.sampling == Sampling::Weighted;
-    v_.narrow =
-        weighted || (v_.sampling == Sampling::Average && level_max_[l.level] < kNarrowPoints);
-    emit_[current].reserve(std::max<std::uint32_t>(1, total) * sizeof(VoxelRecord), 0, s_);
+    v_.narrow = narrow_level(l.level);
     v_.d_emit = emit_[current].as<VoxelRecord>();
     v_.emit_capacity = total;
     v_.d_keys_below = acc_[1 - current].as<std::uint64_t>();
@@ -509,10 +596,10 @@ class Driver {
     // Random with channels: the keys, then the places and digests (winners_at()).
     const bool winners = v_.sampling == Sampling::Random && v_.d_records != nullptr;
     if (winners) winners_at(v_.d_keys_below, below, v_.d_sources_below, v_.d_digests_below);
-    take_voxel_chunks(l, chunks);
+    const bool weighted = v_.sampling == Sampling::Weighted;
     for (;;) {
       const std::uint64_t acc_bytes = v_.sampling == Sampling::Random
-                                          ? (winners ? kWinnerBytes : sizeof(std::uint64_t))
+                                          ? accumulator_bytes(l.level)
                                           : (v_.narrow ? sizeof(NarrowSum) : sizeof(ColourSum));
       acc_[current].reserve(std::max<std::uint32_t>(1, total) * acc_bytes, 0, s_);
       v_.d_keys = acc_[current].as<std::uint64_t>();
@@ -534,8 +621,8 @@ class Driver {
                       stage, s_);
       }
     }
-    launch_filter_emit(v_, l.inner_begin, l.inner, words_per_grid, s_);
-    return total;
+    launch_filter_emit(v_, l.inner_begin, l.inner, t_.layout.dense_grid_bytes / 4,
+                       level_words_begin(l.level), s_);
   }
 
   void finish() {

@@ -93,8 +93,8 @@ void launch_brick_tables(const TreeView& t, std::uint32_t n, const std::uint32_t
                          cudaStream_t stream);
 
 // Filtered voxelize (filter_passes.cu; Sampling::Random, Average and Weighted), over the same
-// samples as launch_sample: the level's grids are d_level_words[0, words), inner ranks
-// descending.
+// samples as launch_sample: all levels' grids are d_level_words[0, words), inner ranks
+// descending; a level's voxels are numbered from v.voxel_base.
 /// What a filter pass does with each sample: sets its cell's bit (Mark); folds it into d_keys
 /// or d_sums (Fold); Random with channels, after the fold, raises d_digests (Digest) and then
 /// d_sources (Source) for the samples that tie with the voxel's key (filter_accumulate.cuh).
@@ -102,6 +102,12 @@ enum class FilterStage { Mark, Fold, Digest, Source };
 void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
                    std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
                    std::uint32_t below, FilterStage stage, cudaStream_t stream);
+/// The mark of the inner children: every set cell of the grids of inner ranks [first, + n) (the
+/// level below's, children from node id child_begin on) sets its parent cell in the grid of its
+/// parent (inner ranks from inner_begin on).
+void launch_mark_parents(const BulkView& v, std::uint32_t first, std::uint32_t n,
+                         std::uint32_t child_begin, std::uint32_t inner_begin,
+                         std::uint64_t words_per_grid, cudaStream_t stream);
 /// counts[i] = set cells of words [8 i, 8 i + 8), counts[(words + 7) / 8] = 0: to be scanned
 /// into d_groups.
 void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts,
@@ -110,8 +116,9 @@ void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts
 void launch_filter_counts(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
                           std::uint64_t words_per_grid, cudaStream_t stream);
 /// Every set cell's voxel into its node's chunks (cell order) and its record d_emit[index];
-/// Random with channels: the channel record of d_sources[index] beside it.
+/// Random with channels: the channel record of d_sources[index] beside it. The level's grids
+/// start at word `level_off` of all levels'.
 void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
-                        std::uint64_t words_per_grid, cudaStream_t stream);
+                        std::uint64_t words_per_grid, std::uint64_t level_off, cudaStream_t stream);
 
 }  // namespace simlod::detail::cuda::bulk

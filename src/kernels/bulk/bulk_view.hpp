@@ -89,14 +89,19 @@ struct BulkView {
   const VoxelRecord* d_below;   ///< voxels of the level below (node = the inner node holding it)
   std::uint32_t limit;          ///< max_points_per_leaf
   std::uint32_t max_depth;
-  // Filtered voxels (Sampling::Random, Average; kernels/bulk/filter_passes.cu), per level.
+  // Filtered voxels (Sampling::Random, Average, Weighted; kernels/bulk/filter_passes.cu).
   Sampling sampling;
-  std::uint32_t seed;                  ///< sampling_seed
-  const std::uint32_t* d_level_words;  ///< the level's grids from the lowest address (top rank)
-  const std::uint32_t* d_groups;       ///< set cells before each 8 words of them (scanned)
-  std::uint64_t* d_keys;               ///< Random: per voxel of the level, the largest key
-  void* d_sums;                        ///< Average: per voxel of the level, the sums
-  const std::uint64_t* d_keys_below;   ///< the same for d_below's voxels
+  std::uint32_t seed;  ///< sampling_seed
+  /// Every level's grids from the lowest address (the last rank; grid_bytes_for() keeps each
+  /// grid whole groups of 8 words).
+  const std::uint32_t* d_level_words;
+  const std::uint32_t* d_groups;  ///< set cells before each 8 words of them (scanned)
+  /// The set cells before the level's grids: a voxel's index within its level is its index
+  /// among all levels' minus this (filter_accumulate.cuh voxel_index()).
+  std::uint32_t voxel_base;
+  std::uint64_t* d_keys;              ///< Random: per voxel of the level, the largest key
+  void* d_sums;                       ///< Average: per voxel of the level, the sums
+  const std::uint64_t* d_keys_below;  ///< the same for d_below's voxels
   const void* d_sums_below;
   /// Average, Weighted: the sums of the level's (of d_below's) voxels are NarrowSums, not
   /// ColourSums.

@@ -10,20 +10,22 @@
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/bulk/bulk_view.hpp"
 #include "kernels/common/device_ops.hpp"
+#include "kernels/common/warp_ops.cuh"
 #include "simlod/detail/sampling.hpp"
 
 namespace simlod::detail::cuda::bulk {
 
-/// Voxel index of the set cell at word offset `off` (from the level's lowest word), bit `bit`,
-/// among the level's voxels; with bit = 0 the set cells before that word.
+/// Voxel index of the set cell at word offset `off` (from the lowest word of all levels'
+/// grids), bit `bit`, among the voxels of its level (from v.voxel_base); with bit = 0 the set
+/// cells before that word.
 inline __device__ std::uint32_t voxel_index(const BulkView& v, std::uint64_t off,
                                             std::uint32_t bit) {
-  std::uint32_t idx = v.d_groups[off >> 3];
+  std::uint32_t idx = v.d_groups[off >> 3] - v.voxel_base;
   for (std::uint64_t j = off & ~std::uint64_t{7}; j < off; ++j) idx += __popc(v.d_level_words[j]);
   return idx + __popc(v.d_level_words[off] & ((1u << bit) - 1u));
 }
 
-/// Word offset of the first word of inner rank `rank`'s grid.
+/// Word offset of the first word of inner rank `rank`'s grid (from the lowest of all levels').
 inline __device__ std::uint64_t grid_offset(const BulkView& v, std::uint32_t rank) {
   return static_cast<std::uint64_t>(v.tree.dense_words(rank) - v.d_level_words);
 }
@@ -51,35 +53,43 @@ inline __device__ void add_wide(const BulkView& v, std::uint32_t idx, const Colo
   atomicAdd(s + 4, static_cast<unsigned long long>(sum.count));
 }
 
-/// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: the warp's lanes of one voxel
-/// add theirs first (neighbouring points and cells share voxels: scan order gives runs), and
-/// one of them takes the three atomics (sm_80 on; older GPUs take them per lane).
+/// The warp's lanes that add to voxel `idx` at once sum their five fields `f` (r, g, b, a and
+/// the count or weight) in place; returns true for the one lane that then adds them: the
+/// lowest of its group, or every lane that is alone. A shuffle and a vote first: in scan
+/// order a whole warp often shares its voxel, which a match would find more slowly. The
+/// callers' sums over 32 lanes stay below 2^32 per field. sm_80 on; older GPUs add per lane.
+inline __device__ bool lead_voxel_lanes(std::uint32_t idx, std::uint32_t (&f)[5]) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned active = __activemask();
+  const unsigned group = same_key(active, idx) ? active : __match_any_sync(active, idx);
+  if (__popc(group) == 1) return true;
+  for (std::uint32_t& x : f) x = __reduce_add_sync(group, x);
+  return static_cast<int>(lane_id()) == __ffs(group) - 1;
+#else
+  (void)idx;
+  (void)f;
+  return true;
+#endif
+}
+
+/// Adds `sum` to the Average sums of voxel `idx`. Narrow sums: with `group_lanes`, the warp's
+/// lanes of one voxel add theirs first (neighbouring points and cells share voxels: scan order
+/// gives runs; a narrow voxel's sums stay below 2^32, so the lanes' totals cannot wrap either),
+/// and one of them takes the three atomics.
 inline __device__ void add_sums(const BulkView& v, std::uint32_t idx, const ColourSum& sum,
                                 bool group_lanes) {
   if (!v.narrow) {
     add_wide(v, idx, sum);
     return;
   }
+  std::uint32_t f[5] = {static_cast<std::uint32_t>(sum.r), static_cast<std::uint32_t>(sum.g),
+                        static_cast<std::uint32_t>(sum.b), static_cast<std::uint32_t>(sum.a),
+                        static_cast<std::uint32_t>(sum.count)};
+  if (group_lanes && !lead_voxel_lanes(idx, f)) return;
   auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
-  std::uint32_t r = static_cast<std::uint32_t>(sum.r), g = static_cast<std::uint32_t>(sum.g),
-                b = static_cast<std::uint32_t>(sum.b), a = static_cast<std::uint32_t>(sum.a),
-                count = static_cast<std::uint32_t>(sum.count);
-  (void)group_lanes;
-#if __CUDA_ARCH__ >= 800
-  if (group_lanes) {
-    // A narrow voxel's sums stay below 2^32, so the lanes' 32-bit totals cannot wrap either.
-    const std::uint32_t group = __match_any_sync(__activemask(), idx);
-    r = __reduce_add_sync(group, r);
-    g = __reduce_add_sync(group, g);
-    b = __reduce_add_sync(group, b);
-    a = __reduce_add_sync(group, a);
-    count = __reduce_add_sync(group, count);
-    if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
-  }
-#endif
-  atomicAdd(s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
-  atomicAdd(s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
-  atomicAdd(reinterpret_cast<unsigned*>(s + 2), count);
+  atomicAdd(s + 0, f[0] | (static_cast<unsigned long long>(f[1]) << 32));
+  atomicAdd(s + 1, f[2] | (static_cast<unsigned long long>(f[3]) << 32));
+  atomicAdd(reinterpret_cast<unsigned*>(s + 2), f[4]);
 }
 
 /// Marks (accumulate false) or folds in (true) one sample of inner rank `rank`'s cell `cell`.
@@ -196,9 +206,8 @@ inline __device__ bool wraps(unsigned long long old, std::uint32_t lo, std::uint
 /// add that wraps one sets *d_counter, and the level folds again with 64-bit sums
 /// (kernels/bulk/build.cu). A voxel's sums wrap only beyond about 16,000 samples of full
 /// weight and colour around it: points piled at one spot. The lanes of a warp that add to one
-/// voxel at once (neighbouring samples in scan order) add theirs first, and one of them takes
-/// the atomics: a lane's add is below 2^18 per field, so 32 of them stay below 2^23, and the
-/// sums end the same whatever the grouping (sm_80 on; older GPUs take them per lane).
+/// voxel at once add theirs first (lead_voxel_lanes): a lane's add is below 2^18 per field, so
+/// 32 of them stay below 2^23, and the sums end the same whatever the grouping.
 inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::uint32_t r,
                                     std::uint32_t g, std::uint32_t b, std::uint32_t a,
                                     std::uint32_t w) {
@@ -213,24 +222,17 @@ inline __device__ void add_weighted(const BulkView& v, std::uint32_t idx, std::u
     add_wide(v, idx, sum);
     return;
   }
-#if __CUDA_ARCH__ >= 800
-  const std::uint32_t group = __match_any_sync(__activemask(), idx);
-  if (__popc(group) > 1) {
-    r = __reduce_add_sync(group, r);
-    g = __reduce_add_sync(group, g);
-    b = __reduce_add_sync(group, b);
-    a = __reduce_add_sync(group, a);
-    w = __reduce_add_sync(group, w);
-    if ((threadIdx.x & 31u) != static_cast<std::uint32_t>(__ffs(group) - 1)) return;
-  }
-#endif
+  std::uint32_t f[5] = {r, g, b, a, w};
+  if (!lead_voxel_lanes(idx, f)) return;
   auto* s = reinterpret_cast<unsigned long long*>(static_cast<NarrowSum*>(v.d_sums) + idx);
-  const unsigned long long rg = atomicAdd(
-      s + 0, static_cast<unsigned long long>(r) | (static_cast<unsigned long long>(g) << 32));
-  const unsigned long long ba = atomicAdd(
-      s + 1, static_cast<unsigned long long>(b) | (static_cast<unsigned long long>(a) << 32));
-  const std::uint32_t count = atomicAdd(reinterpret_cast<unsigned*>(s + 2), w);
-  if (wraps(rg, r, g) || wraps(ba, b, a) || count + w < w) atomicOr(v.d_counter, 1u);
+  const unsigned long long rg =
+      atomicAdd(s + 0, f[0] | (static_cast<unsigned long long>(f[1]) << 32));
+  const unsigned long long ba =
+      atomicAdd(s + 1, f[2] | (static_cast<unsigned long long>(f[3]) << 32));
+  const std::uint32_t count = atomicAdd(reinterpret_cast<unsigned*>(s + 2), f[4]);
+  if (wraps(rg, f[0], f[1]) || wraps(ba, f[2], f[3]) || count + f[4] < f[4]) {
+    atomicOr(v.d_counter, 1u);
+  }
 }
 
 /// Weighted: adds `rgba` with its weight to every occupied cell of inner rank `rank`'s grid

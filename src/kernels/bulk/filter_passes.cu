@@ -1,10 +1,14 @@
-// The CUDA bulk builder's filtered voxelizing passes (Sampling::Random, Average, Weighted), one
-// level at a time (kernels/bulk/build.cu drives them):
-//   mark:       every sample sets its cell's bit in its parent's grid;
-//   groups:     the set cells per 8 grid words (one 32-byte sector) of the level's grids, then
-//               scanned, so that a cell's voxel index is the number of set cells before it in
-//               the level's grids (ranks descend with the address: grids grow down);
+// The CUDA bulk builder's filtered voxelizing passes (Sampling::Random, Average, Weighted)
+// (kernels/bulk/build.cu drives them). First for all levels, bottom-up, then the index:
+//   mark:       every leaf point sets its cell's bit in its parent's grid; every set cell of an
+//               inner node's grid sets its parent cell in its parent's grid (the cells of the
+//               voxels it will emit);
+//   groups:     the set cells per 8 grid words (one 32-byte sector) of all levels' grids, then
+//               scanned, so that a cell's voxel index is the number of set cells before it
+//               (ranks descend with the address: grids grow down, the deepest level lowest),
+//               less those of the deeper levels;
 //   counts:     each inner node's voxels (d_cursor by rank), for the chunk passes;
+// then level by level, bottom-up:
 //   accumulate: every sample folds into its voxel's accumulator (atomicMax of the random key,
 //               atomicAdd of the colour sums), the children's voxels with their accumulators
 //               (Weighted: into the occupied cells around it, a child voxel at its centre with
@@ -101,6 +105,36 @@ __global__ void filter_kernel(BulkView v, std::uint32_t level, std::uint32_t chi
   sample<kMode>(v, rank, cell, kAccumulate, key, sum);
 }
 
+/// Every set cell of the grids of inner ranks [first, first + n) sets its parent cell in its
+/// parent's grid (inner rank inner_begin + (node - child_begin) / 8); a thread per grid word,
+/// one atomic per parent word its cells meet (one for grids of 32 cells a row or more).
+__global__ void mark_parents_kernel(BulkView v, std::uint32_t first, std::uint32_t n,
+                                    std::uint32_t child_begin, std::uint32_t inner_begin,
+                                    std::uint64_t words_per_grid) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i >= words_per_grid * n) return;
+  const auto rank = static_cast<std::uint32_t>(first + i / words_per_grid);
+  const auto at = static_cast<std::uint32_t>(i % words_per_grid);
+  std::uint32_t word = v.tree.dense_words(rank)[at];
+  if (word == 0) return;
+  const std::uint32_t rel = v.d_inner[rank] - child_begin, g = v.tree.params.grid_bits;
+  std::uint32_t* parent = v.tree.dense_words(inner_begin + rel / 8);
+  std::uint32_t target = kNil, bits = 0;
+  const auto merge = [&] {
+    if ((parent[target] & bits) != bits) atomicOr(parent + target, bits);
+  };
+  for (; word != 0; word &= word - 1) {
+    const std::uint32_t cell = parent_cell(at * 32 + __ffs(word) - 1, rel & 7u, g);
+    if (cell >> 5 != target) {
+      if (bits != 0) merge();
+      target = cell >> 5;
+      bits = 0;
+    }
+    bits |= 1u << (cell & 31);
+  }
+  merge();
+}
+
 __global__ void groups_kernel(BulkView v, std::uint64_t words, std::uint64_t groups,
                               std::uint32_t* counts) {
   const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -117,8 +151,8 @@ __global__ void counts_kernel(BulkView v, std::uint32_t inner_begin, std::uint32
   const std::uint64_t off = grid_offset(v, inner_begin + t);
   // The word after the grid's last: the next lower rank's first, or the level's end.
   const std::uint64_t end = off + words_per_grid;
-  const std::uint32_t last =
-      t == 0 ? v.d_groups[(end + 7) >> 3] : voxel_index(v, end, 0);  // rank inner_begin: top
+  const std::uint32_t last = t == 0 ? v.d_groups[(end + 7) >> 3] - v.voxel_base  // the top
+                                    : voxel_index(v, end, 0);
   v.d_cursor[inner_begin + t] = last - voxel_index(v, off, 0);
 }
 
@@ -137,15 +171,16 @@ __device__ std::uint32_t nth_set_bit(std::uint32_t word, std::uint32_t n) {
 }
 
 /// A warp takes 32 consecutive words and shares their set cells out evenly over its lanes (a
-/// thread per word would leave most lanes idle beside a dense word's 32 serial voxels).
+/// thread per word would leave most lanes idle beside a dense word's 32 serial voxels). The
+/// level's grids start at word `level_off` of all levels'.
 template <Sampling kMode>
 __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t inner,
-                            std::uint64_t words_per_grid) {
+                            std::uint64_t words_per_grid, std::uint64_t level_off) {
   const std::uint64_t words = words_per_grid * inner;
   const std::uint64_t w0 = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) & ~31ull;
   if (w0 >= words) return;  // whole warps leave together
   const std::uint32_t lane = threadIdx.x & 31u;
-  const std::uint32_t word = w0 + lane < words ? v.d_level_words[w0 + lane] : 0u;
+  const std::uint32_t word = w0 + lane < words ? v.d_level_words[level_off + w0 + lane] : 0u;
   // Set cells before each lane's word, within the warp's 32 words.
   const std::uint32_t count = __popc(word);
   std::uint32_t before = count;
@@ -156,7 +191,7 @@ __global__ void emit_kernel(BulkView v, std::uint32_t inner_begin, std::uint32_t
   const std::uint32_t total = __shfl_sync(0xffffffffu, before, 31);
   before -= count;
   if (total == 0) return;
-  const std::uint32_t base = voxel_index(v, w0, 0);
+  const std::uint32_t base = voxel_index(v, level_off + w0, 0);
   const std::uint32_t cap = v.tree.voxels.capacity;
   for (std::uint32_t k0 = 0; k0 < total; k0 += 32) {
     const std::uint32_t k = k0 + lane;
@@ -254,6 +289,15 @@ void launch_filter(const BulkView& v, std::uint32_t level, std::uint32_t child_b
   SIMLOD_CUDA_CHECK_LAUNCH("bulk filter");
 }
 
+void launch_mark_parents(const BulkView& v, std::uint32_t first, std::uint32_t n,
+                         std::uint32_t child_begin, std::uint32_t inner_begin,
+                         std::uint64_t words_per_grid, cudaStream_t s) {
+  if (n == 0) return;
+  mark_parents_kernel<<<blocks_of(words_per_grid * n), kBulkBlock, 0, s>>>(
+      v, first, n, child_begin, inner_begin, words_per_grid);
+  SIMLOD_CUDA_CHECK_LAUNCH("bulk filter parent marks");
+}
+
 void launch_groups(const BulkView& v, std::uint64_t words, std::uint32_t* counts, cudaStream_t s) {
   const std::uint64_t groups = (words + 7) / 8;
   groups_kernel<<<blocks_of(groups + 1), kBulkBlock, 0, s>>>(v, words, groups, counts);
@@ -267,14 +311,14 @@ void launch_filter_counts(const BulkView& v, std::uint32_t inner_begin, std::uin
 }
 
 void launch_filter_emit(const BulkView& v, std::uint32_t inner_begin, std::uint32_t n,
-                        std::uint64_t words_per_grid, cudaStream_t s) {
+                        std::uint64_t words_per_grid, std::uint64_t level_off, cudaStream_t s) {
   const std::uint64_t words = words_per_grid * n;
   if (v.sampling == Sampling::Random) {
     emit_kernel<Sampling::Random>
-        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
+        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid, level_off);
   } else {  // Average and Weighted: colour sums
     emit_kernel<Sampling::Average>
-        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid);
+        <<<blocks_of(words), kBulkBlock, 0, s>>>(v, inner_begin, n, words_per_grid, level_off);
   }
   SIMLOD_CUDA_CHECK_LAUNCH("bulk filter emit");
 }

@@ -30,7 +30,7 @@ std::uint64_t chunk_bytes_for(std::uint32_t chunk_capacity, std::uint32_t record
 
 std::uint64_t grid_bytes_for(std::uint32_t grid_bits) {
   const std::uint64_t bytes = (std::uint64_t{1} << (3 * grid_bits)) / 8;
-  return std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16);
+  return std::max<std::uint64_t>(32, (bytes + 31) / 32 * 32);
 }
 
 std::uint64_t scratch_budget(std::uint64_t max_nodes, std::uint64_t max_splits,

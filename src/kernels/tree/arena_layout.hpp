@@ -50,7 +50,9 @@ struct ArenaLayout {
   /// Occupancy (detail/occupancy_codec.hpp): an inner node's slot table takes
   /// occupancy.table_bytes at the top of the arena; its bricks lie in chunks.
   OccupancyLayout occupancy;
-  std::uint64_t dense_grid_bytes = 0;  ///< 2^(3*grid_bits) / 8, rounded up to 16 (bulk builder)
+  /// 2^(3*grid_bits) / 8, rounded up to 32 (bulk builder; whole groups of 8 words for the
+  /// filters' voxel index, kernels/bulk/filter_accumulate.cuh)
+  std::uint64_t dense_grid_bytes = 0;
   // Byte offsets from the start of the arena.
   std::uint64_t nodes = 0, links = 0, pool = 0;
   std::uint64_t dynamic_begin = 0;  ///< end of the fixed tables, first chunk
