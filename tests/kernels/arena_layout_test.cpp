@@ -30,6 +30,13 @@ TEST(ArenaLayout, SizesOfChunksAndGrids) {
   EXPECT_EQ(grid_bytes_for(4), 512u);
   EXPECT_EQ(grid_bytes_for(2), 32u);  // 64 bits, rounded up to 8 words (a voxel index group)
   EXPECT_EQ(grid_bytes_for(1), 32u);
+  // Every grid holds its cells in whole groups of 8 words: the bulk filters number the voxels
+  // of all levels' grids, one range of the arena, in such groups.
+  for (std::uint32_t g = 1; g <= 10; ++g) {
+    SCOPED_TRACE(g);
+    EXPECT_EQ(grid_bytes_for(g) % 32, 0u);
+    EXPECT_GE(grid_bytes_for(g) * 8, std::uint64_t{1} << (3 * g));
+  }
 }
 
 TEST(ArenaLayout, VoxelChunksFitBeforeTheTrailerAndMatchTheCpuStore) {
