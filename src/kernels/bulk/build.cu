@@ -1,6 +1,6 @@
 // The CUDA bulk builder's driver (kernels/entry.hpp build_bulk): the passes of
 // kernels/bulk/bulk_passes.hpp in order on the store's stream, the few read-backs that size
-// the next step (one per counting round, per level of the layout and per voxelized level),
+// the next step (one per counting round, one for the layout, one per voxelized level),
 // the memory checks before anything is written to the arena's chunks, and the tree's counters.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
@@ -50,13 +50,20 @@ class Buffer {
   std::uint64_t bytes_ = 0;
 };
 
+/// uint32 words: the driver's read-back buffer; the counters after the inner node list.
+constexpr std::uint32_t kReadbackWords = 128;
+constexpr std::uint32_t kCounterWords = 4;
+
 class Driver {
  public:
   /// `d_records`: the points' channel records (t.writer.record_bytes each), or nullptr;
   /// `quantized_input`: build_bulk()'s.
   Driver(TreeStore& t, const Point* d_points, const std::byte* d_records, std::uint32_t n,
          bool quantized_input)
-      : t_(t), s_(t.stream_handle()), n_(n), readback_(make_pinned(64 * sizeof(std::uint32_t))) {
+      : t_(t),
+        s_(t.stream_handle()),
+        n_(n),
+        readback_(make_pinned(kReadbackWords * sizeof(std::uint32_t))) {
     v_ = BulkView{};
     v_.tree = t.writer;
     v_.d_points = d_points;
@@ -77,7 +84,6 @@ class Driver {
   void run(BuildStats& stats) {
     const EventHandle start = make_event(), split = make_event(), end = make_event();
     SIMLOD_CUDA_CHECK(cudaEventRecord(start.get(), s_));
-    allocate_nodes();
     count();
     layout();
     place_points();
@@ -130,13 +136,18 @@ class Driver {
     v_.d_cursor = base + 4ull * node_bound_;
     v_.d_chunks = base + 5ull * node_bound_;
     zero(base, per_node_.bytes());
-    inner_.reserve(std::uint64_t{inner_bound_} * 4 + 16, 0, s_);
+    inner_.reserve((std::uint64_t{inner_bound_} + kCounterWords + kLayoutWords) * 4, 0, s_);
     v_.d_inner = inner_.as<std::uint32_t>();
     v_.d_counter = v_.d_inner + inner_bound_;
-    std::size_t bytes = 0;
+    // The scans' scratch: the nodes', and the bricks' (compact_grids()) at their bound, so
+    // that neither grows it later (growing waits for the device).
+    std::size_t bytes = 0, brick_bytes = 0;
     SIMLOD_CUDA_CHECK(
         cub::DeviceScan::ExclusiveSum(nullptr, bytes, v_.d_flags, v_.d_chunks, node_bound_, s_));
-    cub_.reserve(bytes, 0, s_);
+    const std::uint64_t bricks = brick_step(inner_bound_).most + 1;
+    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, brick_bytes, v_.d_flags, v_.d_chunks,
+                                                    static_cast<int>(bricks), s_));
+    cub_.reserve(std::max(bytes, brick_bytes), 0, s_);
   }
 
   /// Exclusive sum of d_flags[0, n) into `out` (d_chunks unless said).
@@ -151,8 +162,9 @@ class Driver {
   }
 
   /// `blocks` counter blocks in use (the contents so far kept), in buffers with room for
-  /// `room` of them.
-  void reserve_blocks(std::uint32_t blocks, std::uint64_t room = 0) {
+  /// `room` of them; the cells' node and link entries too unless `links` is false (then
+  /// reserve_links() follows).
+  void reserve_blocks(std::uint32_t blocks, std::uint64_t room = 0, bool links = true) {
     const std::uint64_t old_entries = entries_;
     entries_ = block_entries(root_levels_, blocks);
     room = std::max<std::uint64_t>(room, blocks);
@@ -162,13 +174,20 @@ class Driver {
     }
     blocks_.reserve(room * sizeof(CountBlock), std::uint64_t{block_count_} * sizeof(CountBlock),
                     s_);
-    for (Buffer* b : {&count_, &node_, &link_}) b->reserve(room_entries * 4, old_entries * 4, s_);
+    count_.reserve(room_entries * 4, old_entries * 4, s_);
     v_.d_blocks = blocks_.as<CountBlock>();
     v_.d_count = count_.as<std::uint32_t>();
+    zero(v_.d_count + old_entries, (entries_ - old_entries) * 4);
+    if (links) reserve_links(old_entries, room_entries);
+  }
+
+  /// The node and link entries of the counters (kNil where none), as reserve_blocks() left
+  /// them: `old_entries` kept, room for `room_entries`.
+  void reserve_links(std::uint64_t old_entries, std::uint64_t room_entries) {
+    for (Buffer* b : {&node_, &link_}) b->reserve(room_entries * 4, old_entries * 4, s_);
     v_.d_node = node_.as<std::uint32_t>();
     v_.d_link = link_.as<std::uint32_t>();
     const std::uint64_t fresh = (entries_ - old_entries) * 4;
-    zero(v_.d_count + old_entries, fresh);
     zero(v_.d_node + old_entries, fresh, 0xFF);
     zero(v_.d_link + old_entries, fresh, 0xFF);
   }
@@ -179,14 +198,19 @@ class Driver {
     // point, so that the second round need not wait for new buffers.
     const std::uint64_t first_round = std::min<std::uint64_t>(
         n_ / (std::uint64_t{v_.limit} + 1), n_ / (12 * pyramid_size(kBulkBlockLevels)));
-    reserve_blocks(1, 1 + first_round);
+    reserve_blocks(1, 1 + first_round, false);
     CountBlock root{};
     root.k = root_levels_;
     SIMLOD_CUDA_CHECK(
         cudaMemcpyAsync(v_.d_blocks, &root, sizeof(root), cudaMemcpyHostToDevice, s_));
     block_count_ = 1;
+    // The first round needs only the counters: the other scratch is allocated while it runs
+    // (the driver's allocations take the host a few hundred microseconds).
+    launch_count(v_, 0, s_);
+    allocate_nodes();
+    reserve_links(0, block_entries(root_levels_, 1 + first_round));
     for (std::uint32_t first = 0;;) {
-      launch_count(v_, first, s_);
+      if (first != 0) launch_count(v_, first, s_);
       if (first == 0) {
         // While the device counts: memory for about the points' chunks (the arena backs a
         // margin beyond it), so that placing them waits less.
@@ -209,36 +233,30 @@ class Driver {
     launch_reduce(v_, block_count_, root_levels_, s_);
   }
 
-  /// The breadth-first node layout, level by level.
+  /// The breadth-first node layout, all levels in one launch and one read-back.
   void layout() {
+    static_assert(kLayoutWords <= kReadbackWords);
+    if (v_.max_depth >= kLayoutLevels) {
+      refuse("its depth limit " + std::to_string(v_.max_depth) + " is above the layout's " +
+             std::to_string(kLayoutLevels - 1));
+    }
+    std::uint32_t* d_out = v_.d_counter + kCounterWords;
+    launch_layout(v_, n_, node_bound_, inner_bound_, d_out, s_);
+    read(d_out, kLayoutWords, 0);
+    sync();
+    const std::uint32_t* h = host();
+    depth_ = h[kLayoutDepth];
+    if (h[kLayoutNeed] != 0) {
+      refuse("it needs " + std::to_string(h[kLayoutNeed]) +
+             " nodes or more, the node table holds " + std::to_string(node_bound_));
+    }
     level_begin_ = {0, 1};
     inner_begin_ = {0};
-    for (std::uint32_t level = 0;; ++level) {
-      const std::uint32_t begin = level_begin_[level];
-      const std::uint32_t n = level_begin_[level + 1] - begin;
-      zero(v_.d_counter + 2, 4);
-      launch_classify(v_, level, begin, n, n_, s_);
-      scan(n, v_.d_ranks);
-      read(v_.d_ranks + n - 1, 1, 0);
-      read(v_.d_flags + n - 1, 1, 1);
-      read(v_.d_counter + 2, 1, 2);
-      sync();
-      level_max_.push_back(host()[2]);
-      const std::uint64_t inner = std::uint64_t{host()[0]} + host()[1];
-      if (inner == 0) {
-        depth_ = level;
-        break;
-      }
-      const std::uint64_t nodes = std::uint64_t{level_begin_[level + 1]} + 8 * inner;
-      const std::uint64_t inner_total = inner_begin_[level] + inner;
-      if (nodes > node_bound_ || inner_total > inner_bound_) {
-        refuse("it needs " + std::to_string(nodes) + " nodes or more, the node table holds " +
-               std::to_string(node_bound_));
-      }
-      launch_emit(v_, level, begin, n, level_begin_[level + 1], inner_begin_[level], s_);
-      inner_begin_.push_back(static_cast<std::uint32_t>(inner_total));
-      level_begin_.push_back(static_cast<std::uint32_t>(nodes));
+    for (std::uint32_t l = 0; l < depth_; ++l) {
+      level_begin_.push_back(h[kLayoutLevelBegin + l + 2]);
+      inner_begin_.push_back(h[kLayoutInnerBegin + l + 1]);
     }
+    level_max_.assign(h + kLayoutMax, h + kLayoutMax + depth_ + 1);
     launch_leaf_links(v_, block_count_, root_levels_, s_);
   }
 
@@ -278,6 +296,7 @@ class Driver {
     } else {
       reserve_index(inner_begin_.back());  // the filters' voxel index of all levels' grids
     }
+    reserve_bricks(inner_begin_.back());
   }
 
   /// Throws CapacityError unless `chunks` fit below the grids; returns where they end.
@@ -317,6 +336,25 @@ class Driver {
     }
   }
 
+  /// A step of compact_grids() over `grids` grids: the grids it takes, the most bricks.
+  struct BrickStep {
+    std::uint32_t grids;
+    std::uint64_t most;
+  };
+  [[nodiscard]] BrickStep brick_step(std::uint32_t grids) const {
+    const std::uint32_t bricks = t_.layout.occupancy.bricks;
+    const auto step =
+        static_cast<std::uint32_t>(std::max<std::uint64_t>(1, kBulkBrickItems / bricks));
+    return {step, std::uint64_t{std::min(step, grids)} * bricks};
+  }
+
+  /// compact_grids()'s slot tables and brick flags for `grids` grids (the scan's scratch is
+  /// allocate_nodes()'s).
+  void reserve_bricks(std::uint32_t grids) {
+    slots_.reserve(std::uint64_t{grids} * t_.layout.occupancy.bricks * 4, 0, s_);
+    bricks_.reserve((brick_step(grids).most + 1) * 8, 0, s_);
+  }
+
   /// The dense grids become block-sparse (detail/occupancy_codec.hpp): the bricks with a set
   /// cell, numbered in (grid, brick) order, are copied into pages (fresh chunks after the
   /// voxels'), a step of grids at a time; then the slot tables replace the dense grids at the
@@ -325,17 +363,12 @@ class Driver {
     const std::uint32_t grids = inner_begin_.back();
     if (grids == 0) return;
     const OccupancyLayout& o = t_.layout.occupancy;
-    const auto step = static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, kBulkBrickItems / o.bricks));  // grids per step
-    const std::uint64_t most = std::uint64_t{std::min(step, grids)} * o.bricks;
-    slots_.reserve(std::uint64_t{grids} * o.bricks * 4, 0, s_);
-    bricks_.reserve((most + 1) * 8, 0, s_);
+    const BrickStep bs = brick_step(grids);
+    const std::uint32_t step = bs.grids;
+    const std::uint64_t most = bs.most;
+    reserve_bricks(grids);  // place_points() reserved it: no allocation now
     auto* flags = bricks_.as<std::uint32_t>();
     auto* numbers = flags + most + 1;
-    std::size_t bytes = 0;
-    SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, flags, numbers,
-                                                    static_cast<int>(most + 1), s_));
-    cub_.reserve(bytes, 0, s_);
     const auto first_chunk = static_cast<std::uint32_t>(chunk_top_);
     std::uint64_t bricks = 0;
     for (std::uint32_t first = 0; first < grids; first += step) {
@@ -343,7 +376,7 @@ class Driver {
       const std::uint64_t items = std::uint64_t{n} * o.bricks;
       zero(flags + items, 4);
       launch_brick_flags(t_.writer, first, n, flags, s_);
-      bytes = cub_.bytes();
+      std::size_t bytes = cub_.bytes();
       SIMLOD_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_.as<void>(), bytes, flags, numbers,
                                                       static_cast<int>(items + 1), s_));
       read(numbers + items, 1, 0);

@@ -1,6 +1,6 @@
 // The CUDA bulk builder's passes as the host driver (kernels/bulk/build.cu) launches them, each
-// on `stream`; the kernels live in split_passes.cu, voxel_passes.cu, octant_passes.cu and
-// filter_passes.cu.
+// on `stream`; the kernels live in split_passes.cu, layout_pass.cu, voxel_passes.cu,
+// octant_passes.cu and filter_passes.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,13 +21,24 @@ void launch_refine(const BulkView& v, std::uint32_t first, std::uint32_t last, s
 /// Sums every block's finest counters up its pyramid (blocks [0, blocks)).
 void launch_reduce(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
                    cudaStream_t stream);
-/// Level `level` of the breadth-first layout, nodes [begin, begin + n): counts and inner flags;
-/// d_counter[2] = max(itself, the points of its largest inner node).
-void launch_classify(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
-                     std::uint64_t points, cudaStream_t stream);
-/// Its inner nodes (ranks in d_ranks): links, grids and their 8 children from `next` on.
-void launch_emit(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
-                 std::uint32_t next, std::uint32_t inner_begin, cudaStream_t stream);
+/// The breadth-first layout's results, launch_layout()'s `d_out` (kLayoutWords uint32).
+inline constexpr std::uint32_t kLayoutLevels = 25;  ///< levels 0 .. 24: the deepest tree's
+/// The first level without inner nodes (the tree's depth), or the level that passed a bound.
+inline constexpr std::uint32_t kLayoutDepth = 0;
+/// 0, or the nodes (at least) of a layout that passes node_bound or inner_bound.
+inline constexpr std::uint32_t kLayoutNeed = 1;
+/// + l (2 <= l <= depth + 1): the first node id of level l (levels 0 and 1 start at 0 and 1).
+inline constexpr std::uint32_t kLayoutLevelBegin = 2;
+/// + l (1 <= l <= depth): the first inner rank of level l (level 0's is 0).
+inline constexpr std::uint32_t kLayoutInnerBegin = kLayoutLevelBegin + kLayoutLevels + 2;
+/// + l (l <= depth): the points of level l's largest inner node (0: none).
+inline constexpr std::uint32_t kLayoutMax = kLayoutInnerBegin + kLayoutLevels + 1;
+inline constexpr std::uint32_t kLayoutWords = kLayoutMax + kLayoutLevels;
+/// Every level of the layout in one launch (layout_pass.cu): counts and leaf counts of the
+/// nodes, the inner nodes' links and ranks (d_inner), their children, and `d_out`. Stops
+/// before a level whose nodes would pass `node_bound` or whose inner ranks `inner_bound`.
+void launch_layout(const BulkView& v, std::uint64_t points, std::uint32_t node_bound,
+                   std::uint32_t inner_bound, std::uint32_t* d_out, cudaStream_t stream);
 /// Every finest counter that is not refined gets the id of the leaf that holds its cell.
 void launch_leaf_links(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
                        cudaStream_t stream);

@@ -1,6 +1,6 @@
 // The CUDA bulk builder's split passes (kernels/bulk/bulk_view.hpp): counting the points into
-// blocks of counters, refining cells over the leaf limit, the breadth-first node layout, the
-// leaves' chunks and the points written into them.
+// blocks of counters, refining cells over the leaf limit, the leaves' cells, chunks and the
+// points written into them (the node layout between them is layout_pass.cu's).
 #include "kernels/bulk/bulk_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_ops.hpp"
@@ -126,65 +126,6 @@ __global__ void reduce_blocks_kernel(BulkView v, std::uint32_t blocks) {
   }
 }
 
-__global__ void classify_kernel(BulkView v, std::uint32_t level, std::uint32_t begin,
-                                std::uint32_t n, std::uint32_t points) {
-  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n) return;
-  const std::uint32_t id = begin + t;
-  const CountBlock b = v.d_blocks[v.d_block_of[id]];
-  const std::uint32_t j = level - b.level;
-  std::uint32_t count = points;  // the root
-  if (j > 0) {
-    const std::uint64_t at = b.offset + pyramid_level(j) + v.d_index_of[id];
-    count = v.d_count[at];
-    v.d_node[at] = id;
-  }
-  const bool inner = count > v.limit && level < v.max_depth;
-  if (inner) atomicMax(v.d_counter + 2, count);  // the level's largest inner node
-  v.d_flags[t] = inner ? 1u : 0u;
-  v.tree.d_nodes[id].count = inner ? 0u : count;
-}
-
-__global__ void emit_kernel(BulkView v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
-                            std::uint32_t next, std::uint32_t inner_begin) {
-  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n || v.d_flags[t] == 0) return;
-  const std::uint32_t id = begin + t;
-  const std::uint32_t rank = v.d_ranks[t];
-  const std::uint32_t first = next + 8 * rank;
-  v.tree.d_links[id] = NodeLink{first, inner_begin + rank};
-  v.d_inner[inner_begin + rank] = id;
-  const DeviceNode parent = v.tree.d_nodes[id];
-  const std::uint32_t block = v.d_block_of[id];
-  const std::uint32_t index = v.d_index_of[id];
-  const CountBlock b = v.d_blocks[block];
-  std::uint32_t child_block = block;
-  std::uint32_t child_index = index * 8;
-  if (level - b.level == b.k) {  // its cell is refined by a block of its own
-    const std::uint32_t e = v.d_link[b.offset + pyramid_level(b.k) + index];
-    if (e == kNil || (e & kExtBit) == 0) {
-      v.tree.flag(kOverflowNodes);  // a bug: an inner finest cell without its block
-      return;
-    }
-    child_block = e & ~kExtBit;
-    child_index = 0;
-  }
-  for (std::uint32_t o = 0; o < 8; ++o) {
-    const std::uint32_t c = first + o;
-    v.tree.d_nodes[c] = DeviceNode{parent.x * 2 + (o & 1u),
-                                   parent.y * 2 + ((o >> 1) & 1u),
-                                   parent.z * 2 + ((o >> 2) & 1u),
-                                   level + 1,
-                                   0,
-                                   0,
-                                   kNil,
-                                   kNil};
-    v.tree.d_links[c] = NodeLink{kNil, kNil};
-    v.d_block_of[c] = child_block;
-    v.d_index_of[c] = child_index + o;
-  }
-}
-
 __global__ void leaf_links_kernel(BulkView v, std::uint32_t first, std::uint32_t last) {
   for_each_finest(v, first, last, [&](const CountBlock& b, std::uint64_t finest, std::uint32_t c) {
     const std::uint32_t e = v.d_link[finest + c];
@@ -293,19 +234,6 @@ void launch_reduce(const BulkView& v, std::uint32_t blocks, std::uint32_t root_l
     reduce_blocks_kernel<<<blocks - 1 < 4096 ? blocks - 1 : 4096, kBulkBlock, 0, s>>>(v, blocks);
     SIMLOD_CUDA_CHECK_LAUNCH("bulk reduce blocks");
   }
-}
-
-void launch_classify(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
-                     std::uint64_t points, cudaStream_t s) {
-  classify_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, level, begin, n,
-                                                      static_cast<std::uint32_t>(points));
-  SIMLOD_CUDA_CHECK_LAUNCH("bulk classify");
-}
-
-void launch_emit(const BulkView& v, std::uint32_t level, std::uint32_t begin, std::uint32_t n,
-                 std::uint32_t next, std::uint32_t inner_begin, cudaStream_t s) {
-  emit_kernel<<<blocks_of(n), kBulkBlock, 0, s>>>(v, level, begin, n, next, inner_begin);
-  SIMLOD_CUDA_CHECK_LAUNCH("bulk emit");
 }
 
 void launch_leaf_links(const BulkView& v, std::uint32_t blocks, std::uint32_t root_levels,
