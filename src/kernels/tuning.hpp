@@ -127,6 +127,11 @@ inline constexpr int kBulkBlock = 256;
 /// 32 KiB octant once and pays a few barriers per child, which fewer samples a block would
 /// repeat more often. The touched-word list (16-bit indices) holds this many entries.
 inline constexpr std::uint32_t kOctantItems = 4096;
+/// Threads of a block of that sampling, and the blocks an SM must hold (which caps its
+/// registers): 256 threads and 3 blocks (80 registers) ran at 37.5% occupancy, limited by
+/// registers and shared memory alike.
+inline constexpr int kOctantThreads = 256;
+inline constexpr int kOctantMinBlocks = 3;
 /// Bricks the bulk builder makes sparse in one step (its flags and numbers: 8 bytes each).
 inline constexpr std::uint64_t kBulkBrickItems = std::uint64_t{1} << 24;
 

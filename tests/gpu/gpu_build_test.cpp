@@ -311,5 +311,24 @@ TEST(GpuBuild, RefusesWhatDoesNotFitAndBadPoints) {
   EXPECT_THROW((void)Octree::build(empty, s.bounds, c), InvalidInput);
 }
 
+// The layout (one launch for every level) stops before a level whose nodes pass the node
+// table, and the build refuses with nothing built; the same points then build with room.
+TEST(GpuBuild, RefusesATreeOverItsNodeTable) {
+  SIMLOD_REQUIRE_GPU();
+  const Scene& s = synth_scene(1'000'000, synth::Order::Scan);
+  OctreeConfig c = on_backend(small_config(100, 128, 500), Backend::Cuda);
+  c.memory_bytes = std::uint64_t{48} << 20;  // a node table of about 1,500 nodes
+  try {
+    (void)Octree::build(s.points, s.bounds, c);
+    FAIL() << "no exception";
+  } catch (const CapacityError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("nodes or more, the node table holds"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was built"), std::string::npos) << what;
+  }
+  c.memory_bytes = 0;
+  EXPECT_EQ(Octree::build(s.points, s.bounds, c).stats().points, s.points.size());
+}
+
 }  // namespace
 }  // namespace simlod::test

@@ -17,10 +17,10 @@
 namespace simlod::detail::cuda::bulk {
 namespace {
 
-constexpr std::uint32_t kPerThread = kOctantItems / kBulkBlock;
-static_assert(kPerThread * kBulkBlock == kOctantItems && kPerThread <= 32);
+constexpr std::uint32_t kPerThread = kOctantItems / kOctantThreads;
+static_assert(kPerThread * kOctantThreads == kOctantItems && kPerThread <= 32);
 
-using BlockScan = cub::BlockScan<std::uint32_t, kBulkBlock>;
+using BlockScan = cub::BlockScan<std::uint32_t, kOctantThreads>;
 
 /// 32-bit words of a child's octant of a 2^g grid (g >= 6: whole words per row).
 SIMLOD_HD std::uint32_t octant_words(std::uint32_t g) { return 1u << (3 * (g - 1) - 5); }
@@ -38,7 +38,7 @@ struct OctantScratch {
 };
 
 template <bool kEmit>
-__global__ void __launch_bounds__(kBulkBlock, 3)
+__global__ void __launch_bounds__(kOctantThreads, kOctantMinBlocks)
     octant_kernel(BulkView v, std::uint32_t level, std::uint32_t child_begin,
                   std::uint32_t inner_begin, std::uint32_t chunk_begin, std::uint32_t chunk_end,
                   std::uint32_t leaf_blocks, std::uint32_t below) {
@@ -51,12 +51,12 @@ __global__ void __launch_bounds__(kBulkBlock, 3)
   const std::uint32_t first_chunk = chunk_begin + blockIdx.x * chunks_per_block(cap);
   const std::uint32_t first_record = (blockIdx.x - leaf_blocks) * kOctantItems;
   for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) octant[i] = 0;
-  // This thread's items k (kBulkBlock * k + threadIdx.x of the block's): the child each belongs
-  // to (kNil: none, or done) and its local cell in the child's octant.
+  // This thread's items k (kOctantThreads * k + threadIdx.x of the block's): the child each
+  // belongs to (kNil: none, or done) and its local cell in the child's octant.
   std::uint32_t child[kPerThread], local[kPerThread];
 #pragma unroll
   for (std::uint32_t k = 0; k < kPerThread; ++k) {
-    const std::uint32_t i = k * kBulkBlock + threadIdx.x;
+    const std::uint32_t i = k * kOctantThreads + threadIdx.x;
     child[k] = kNil;
     local[k] = 0;
     if (leaves) {
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kBulkBlock, 3)
     std::uint32_t mine = kNil;
 #pragma unroll
     for (std::uint32_t k = kPerThread; k-- > 0;) {
-      if (child[k] != kNil) mine = k * kBulkBlock + threadIdx.x;
+      if (child[k] != kNil) mine = k * kOctantThreads + threadIdx.x;
     }
     if (mine != kNil) atomicMin(&sh.first, mine);
     __syncthreads();
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kBulkBlock, 3)
     if (first == kNil) return;  // uniform: every thread read the same value
 #pragma unroll
     for (std::uint32_t k = 0; k < kPerThread; ++k) {
-      if (k * kBulkBlock + threadIdx.x == first) sh.child = child[k];
+      if (k * kOctantThreads + threadIdx.x == first) sh.child = child[k];
     }
     __syncthreads();
     const std::uint32_t node = sh.child;
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kBulkBlock, 3)
     __syncthreads();  // the touched list becomes the list of emitting items
 #pragma unroll
     for (std::uint32_t k = 0; k < kPerThread; ++k) {
-      if ((emits >> k & 1u) != 0) sh.touched[offset++] = k * kBulkBlock + threadIdx.x;
+      if ((emits >> k & 1u) != 0) sh.touched[offset++] = k * kOctantThreads + threadIdx.x;
     }
     __syncthreads();
     // The voxels, their samples read again (their cells in the parent's grid, their colours).
@@ -206,7 +206,7 @@ void launch(const BulkView& v, std::uint32_t level, std::uint32_t child_begin,
       leaf_blocks + (std::uint64_t{below} + kOctantItems - 1) / kOctantItems;
   if (blocks == 0) return;
   const std::uint32_t bytes = octant_words(v.tree.params.grid_bits) * 4;
-  octant_kernel<kEmit><<<static_cast<unsigned>(blocks), kBulkBlock, bytes, s>>>(
+  octant_kernel<kEmit><<<static_cast<unsigned>(blocks), kOctantThreads, bytes, s>>>(
       v, level, child_begin, inner_begin, chunk_begin, chunk_end, leaf_blocks, below);
   if constexpr (kEmit) {
     SIMLOD_CUDA_CHECK_LAUNCH("bulk octant sample");
