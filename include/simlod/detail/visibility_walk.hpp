@@ -177,15 +177,6 @@ struct WalkTree {
   WalkFrame frame;
 };
 
-/// A waiting entry of count_occluders<true>: a leaf's node id with this bit, or an inner node's
-/// children, first child << 3 | (children - 1) (node ids below kWalkBlockIds).
-inline constexpr std::uint32_t kWalkLeafBit = 0x80000000u;
-inline constexpr std::uint32_t kWalkBlockIds = 1u << 28;
-
-SIMLOD_HD std::uint32_t walk_entry(const WalkNode& n, std::uint32_t id) {
-  return n.children == 0 ? (id | kWalkLeafBit) : (n.first << 3 | (n.children - 1u));
-}
-
 /// Leaves (other than `skip_a` and `skip_b`) that occlude the segment from p to p + d, counted
 /// up to `limit`. `hint` (a node id, or kNoHint) names a leaf likely to occlude, such as the one
 /// that occluded the caller's last segment from the same leaf: it is tried first, then the walk
@@ -193,12 +184,8 @@ SIMLOD_HD std::uint32_t walk_entry(const WalkNode& n, std::uint32_t id) {
 /// children are tested before they wait on the stack, and those whose span along the segment
 /// holds its middle come first (an occluder of a pair seen from its two ends is most often in
 /// between; two masks, with no sort and no array in local memory).
-/// kBlocks: a waiting inner node is kept as its children's block (walk_entry), read from the
-/// walk node when it was tested, so that taking it loads its children at once instead of the
-/// node first (trees of fewer than kWalkBlockIds nodes). The visiting order is the same.
 /// On return `hint` names the last leaf found to occlude (unchanged when none). The count does
 /// not depend on the hint or on the order of the walk.
-template <bool kBlocks = false>
 SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const Vec3d& d,
                                         std::uint32_t skip_a, std::uint32_t skip_b,
                                         std::uint32_t limit, std::uint32_t& hint) {
@@ -213,67 +200,34 @@ SIMLOD_HD std::uint32_t count_occluders(const WalkTree& t, const Vec3d& p, const
       skip_c = node.first;
     }
   }
-  const WalkNode root = t.walk[0];
-  if (!walk_may_meet(s, root)) return count;
+  if (!walk_may_meet(s, t.walk[0])) return count;
   std::uint32_t stack[kWalkStack];
   std::uint32_t top = 0;
-  stack[top++] = kBlocks ? walk_entry(root, 0) : 0u;
+  stack[top++] = 0;
   while (top > 0) {
-    const std::uint32_t e = stack[--top];
-    std::uint32_t first = 0, children = 0;
-    if (kBlocks && (e & kWalkLeafBit) == 0) {
-      first = e >> 3;
-      children = (e & 7u) + 1u;
-    } else {
-      const std::uint32_t id = e & ~kWalkLeafBit;
-      const WalkNode node = t.walk[id];
-      if (node.children == 0) {
-        if (node.first == skip_a || node.first == skip_b || node.first == skip_c) continue;
-        if (leaf_occludes(t.spheres[id], t.geometry[node.first], p, d)) {
-          hint = id;
-          if (++count >= limit) return count;
-        }
-        continue;
+    const std::uint32_t id = stack[--top];
+    const WalkNode node = t.walk[id];
+    if (node.children == 0) {
+      if (node.first == skip_a || node.first == skip_b || node.first == skip_c) continue;
+      if (leaf_occludes(t.spheres[id], t.geometry[node.first], p, d)) {
+        hint = id;
+        if (++count >= limit) return count;
       }
-      first = node.first;
-      children = node.children;
+      continue;
     }
     // The children met, those whose span holds the segment's middle on top (taken first).
     std::uint32_t met = 0, middle = 0;
-    if constexpr (kBlocks) {
-      std::uint32_t entry[8];  // unrolled: registers
-      SIMLOD_UNROLL
-      for (std::uint32_t k = 0; k < 8; ++k) {
-        entry[k] = 0;
-        if (k >= children) continue;
-        const WalkNode c = t.walk[first + k];
-        float t0 = 0.0f, t1 = 1.0f;
-        if (!walk_may_meet(s, c, t0, t1)) continue;
-        entry[k] = walk_entry(c, first + k);
-        met |= 1u << k;
-        if (t0 <= 0.5f && t1 >= 0.5f) middle |= 1u << k;
-      }
-      SIMLOD_UNROLL
-      for (std::uint32_t k = 0; k < 8; ++k) {
-        if (((met & ~middle) >> k & 1u) != 0) stack[top++] = entry[k];
-      }
-      SIMLOD_UNROLL
-      for (std::uint32_t k = 0; k < 8; ++k) {
-        if ((middle >> k & 1u) != 0) stack[top++] = entry[k];
-      }
-    } else {
-      for (std::uint32_t k = 0; k < children; ++k) {
-        float t0 = 0.0f, t1 = 1.0f;
-        if (!walk_may_meet(s, t.walk[first + k], t0, t1)) continue;
-        met |= 1u << k;
-        if (t0 <= 0.5f && t1 >= 0.5f) middle |= 1u << k;
-      }
-      for (std::uint32_t rest = met & ~middle; rest != 0; rest &= rest - 1) {
-        stack[top++] = first + lowest_bit(rest);
-      }
-      for (; middle != 0; middle &= middle - 1) {
-        stack[top++] = first + lowest_bit(middle);
-      }
+    for (std::uint32_t k = 0; k < node.children; ++k) {
+      float t0 = 0.0f, t1 = 1.0f;
+      if (!walk_may_meet(s, t.walk[node.first + k], t0, t1)) continue;
+      met |= 1u << k;
+      if (t0 <= 0.5f && t1 >= 0.5f) middle |= 1u << k;
+    }
+    for (std::uint32_t rest = met & ~middle; rest != 0; rest &= rest - 1) {
+      stack[top++] = node.first + lowest_bit(rest);
+    }
+    for (; middle != 0; middle &= middle - 1) {
+      stack[top++] = node.first + lowest_bit(middle);
     }
   }
   return count;

@@ -155,10 +155,7 @@ void make_walk(VisTree& tree) {
 std::uint32_t count_occluders(const VisTree& tree, const Vec3d& p, const Vec3d& d,
                               std::uint32_t skip_a, std::uint32_t skip_b, std::uint32_t limit,
                               std::uint32_t& hint) {
-  if (tree.walk.size() < kWalkBlockIds) {
-    return detail::count_occluders<true>(tree.walk_tree(), p, d, skip_a, skip_b, limit, hint);
-  }
-  return detail::count_occluders<false>(tree.walk_tree(), p, d, skip_a, skip_b, limit, hint);
+  return detail::count_occluders(tree.walk_tree(), p, d, skip_a, skip_b, limit, hint);
 }
 
 }  // namespace simlod::detail::cpu
